@@ -1,11 +1,34 @@
 package org.kotlinllm.script
 
+import io.github.oshai.kotlinlogging.KotlinLogging
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.future.await
+import org.kotlinllm.script.internal.OutputRouting
+import org.kotlinllm.script.internal.OutputTarget
+import org.kotlinllm.script.internal.ProvidedProperties
+import org.kotlinllm.script.internal.ProvidedValues
+import org.kotlinllm.script.internal.ReplCompilerHost
+import org.kotlinllm.script.internal.SessionScope
+import org.kotlinllm.script.internal.SnippetRunner
+import org.kotlinllm.script.internal.StackTraceRenderer
+import org.kotlinllm.script.internal.SnippetSources
+import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.atomic.AtomicInteger
+
+private val logger = KotlinLogging.logger {}
 
 /**
- * A stateful session of Kotlin snippets, like a Kotlin notebook: see the project's specification.
+ * A stateful session of Kotlin snippets, like a Kotlin notebook: the declarations of a snippet stay visible to the
+ * snippets executed after it. Every snippet is compiled by the K2 REPL compiler against the whole classpath of the
+ * host and evaluated on the session's own thread, one after another; see the project's specification.
+ *
+ * @param properties provided to the snippets by name and type; invalid ones are rejected with
+ *   [IllegalArgumentException].
+ * @param dispatcher where the coroutines started with `launch` run.
  */
 public class ScriptSession(
     properties: List<ScriptProperty<*>> = emptyList(),
@@ -16,25 +39,173 @@ public class ScriptSession(
     /** What the snippets print, when [SessionConfiguration.captureOutput] is set. */
     public val output: SessionOutput = SessionOutput()
 
-    /** The number of the last snippet executed (the next one is `snippet${lastSnippetNumber + 1}.kts`). */
-    public val lastSnippetNumber: Int get() = TODO()
+    private val id: Long
+    private val outputTarget: OutputTarget? = if (configuration.captureOutput) object : OutputTarget {
+        override fun write(stream: String, text: String) = output.write(stream, text)
+    } else null
+    private val scope: SessionScope
+    private val tasks = LinkedBlockingQueue<Runnable>()
+    private val thread: Thread
+    private val lock = Object()
+    private val lastNumber = AtomicInteger(0)
 
-    /** Compiles and evaluates [code] on the session's thread, after the snippets executed before it. */
-    public suspend fun execute(code: String): ScriptResult = TODO()
+    /** The execution being evaluated, which cancellation may interrupt; guarded by [lock]. */
+    private var evaluating: ScriptExecution? = null
+    private var closed = false
+    private lateinit var runner: SnippetRunner
+
+    init {
+        ProvidedProperties.validate(properties)
+        id = ProvidedValues.register(properties)
+        outputTarget?.let(OutputRouting::register)
+        scope = SessionScope(dispatcher, outputTarget) { error -> reportUncaught(error) }
+        thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
+            isDaemon = true
+            start()
+        }
+        val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
+        submit {
+            val hostLoader = ScriptSession::class.java.classLoader
+            runner = SnippetRunner(ReplCompilerHost(hostLoader, scope), ::evaluationStarts, ::evaluationEnds)
+            val result = runner.runHidden("session_$id.kts", prelude)
+            if (result is ScriptResult.Error) logger.error { "the prelude of session $id failed:\n${result.message}" }
+        }
+    }
+
+    /** The number of the last snippet executed (the next one is `snippet${lastSnippetNumber + 1}.kts`). */
+    public val lastSnippetNumber: Int get() = lastNumber.get()
+
+    /**
+     * Compiles and evaluates [code] on the session's thread, after the snippets executed before it. Cancelling the
+     * caller cancels the coroutines of `await` and interrupts the session's thread.
+     */
+    public suspend fun execute(code: String): ScriptResult {
+        val execution = executeAsync(code)
+        try {
+            return execution.await()
+        } catch (e: CancellationException) {
+            execution.cancel(true)
+            throw e
+        }
+    }
 
     /** [execute] for Java callers: `cancel(true)` on the returned future is the cancellation of [execute]. */
-    public fun executeAsync(code: String): ScriptExecution = TODO()
+    public fun executeAsync(code: String): ScriptExecution =
+        if (code.isBlank()) ScriptExecution.completed(ScriptResult.Value(Unit))
+        else submitSnippet(code, lastNumber.incrementAndGet())
 
     /** Like [executeAsync], naming the snippet `snippet$snippetNumber.kts`; the number must exceed [lastSnippetNumber]. */
-    public fun executeAsync(code: String, snippetNumber: Int): ScriptExecution = TODO()
+    public fun executeAsync(code: String, snippetNumber: Int): ScriptExecution {
+        while (true) {
+            val last = lastNumber.get()
+            require(snippetNumber > last) { "snippet number $snippetNumber must be greater than $last, the last one used" }
+            if (lastNumber.compareAndSet(last, snippetNumber)) break
+        }
+        return submitSnippet(code, snippetNumber)
+    }
+
+    private fun submitSnippet(code: String, number: Int): ScriptExecution {
+        val execution = ScriptExecution(::cancel)
+        submit {
+            if (execution.isDone) {
+                execution.settled.complete(null)
+                return@submit
+            }
+            synchronized(lock) { currentExecution = execution }
+            val result = try {
+                runner.run("snippet$number.kts", code)
+            } catch (e: Throwable) {
+                logger.error(e) { "snippet$number.kts failed in the engine" }
+                ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e")
+            } finally {
+                synchronized(lock) { currentExecution = null }
+            }
+            execution.complete(result)
+            execution.settled.complete(result)
+        }
+        return execution
+    }
+
+    private fun submit(task: () -> Unit) {
+        check(!closed) { "the session is closed" }
+        tasks.put(Runnable(task))
+    }
+
+    private fun serve() {
+        OutputRouting.current.set(outputTarget)
+        while (true) {
+            val task = try {
+                tasks.take()
+            } catch (_: InterruptedException) {
+                continue
+            }
+            if (task === STOP) break
+            try {
+                task.run()
+            } catch (e: Throwable) {
+                logger.error(e) { "a task of session $id failed" }
+            }
+        }
+        if (::runner.isInitialized) runner.close()
+    }
+
+    /** The execution whose snippet runs on the session's thread; guarded by [lock]. */
+    private var currentExecution: ScriptExecution? = null
+
+    private fun evaluationStarts() {
+        synchronized(lock) {
+            Thread.interrupted()
+            evaluating = currentExecution
+            scope.snippetJob = Job()
+        }
+    }
+
+    private fun evaluationEnds() {
+        synchronized(lock) {
+            evaluating = null
+            scope.snippetJob = null
+            Thread.interrupted()
+        }
+    }
+
+    private fun cancel(execution: ScriptExecution) {
+        synchronized(lock) {
+            if (evaluating !== execution) return
+            logger.debug { "cancelling the snippet being evaluated in session $id" }
+            scope.snippetJob?.cancel()
+            thread.interrupt()
+        }
+    }
+
+    private fun reportUncaught(error: Throwable) {
+        val text = StackTraceRenderer(SnippetSources()).header(error)
+        outputTarget?.write(OutputChunk.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
+    }
 
     /** Cancels launched coroutines and releases the compiler and the session's thread. */
-    override fun close(): Unit = TODO()
+    override fun close() {
+        synchronized(lock) {
+            if (closed) return
+            closed = true
+        }
+        scope.cancel()
+        tasks.put(STOP)
+        outputTarget?.let(OutputRouting::unregister)
+        ProvidedValues.unregister(id)
+    }
 
     public companion object {
+        private const val SESSION_THREAD_STACK_BYTES = 256L shl 20
+        private val STOP = Runnable {}
+
         /** A session for Java and Python callers: each property typed as its value's class (nullable when null). */
         @JvmStatic
-        public fun create(properties: Map<String, Any?>, configuration: SessionConfiguration): ScriptSession = TODO()
+        public fun create(properties: Map<String, Any?>, configuration: SessionConfiguration): ScriptSession =
+            ScriptSession(
+                properties.map { (name, value) -> ScriptProperty(name, ProvidedProperties.typeOfValue(value), value) },
+                Dispatchers.Default,
+                configuration,
+            )
     }
 }
 
@@ -50,7 +221,23 @@ public fun ScriptSession(
  * as cancelling the caller of [ScriptSession.execute] does, and [settled] then still completes with the result of
  * the cancelled snippet (e.g. the `InterruptedException` it got), or with `null` if it never started.
  */
-public class ScriptExecution internal constructor() : CompletableFuture<ScriptResult>() {
+public class ScriptExecution internal constructor(
+    private val onCancel: (ScriptExecution) -> Unit,
+) : CompletableFuture<ScriptResult>() {
+
     /** Completes when the snippet has finished, cancelled or not. */
     public val settled: CompletableFuture<ScriptResult?> = CompletableFuture()
+
+    override fun cancel(mayInterruptIfRunning: Boolean): Boolean {
+        val cancelled = super.cancel(mayInterruptIfRunning)
+        if (cancelled) onCancel(this)
+        return cancelled
+    }
+
+    internal companion object {
+        fun completed(result: ScriptResult): ScriptExecution = ScriptExecution {}.also {
+            it.complete(result)
+            it.settled.complete(result)
+        }
+    }
 }

@@ -1,0 +1,68 @@
+package org.kotlinllm.script.dependencies
+
+import java.io.File
+import java.nio.file.Path
+
+/**
+ * The Maven resolver, as the engine sees it. Implemented by `maven.AetherBackend`, which is only ever loaded by
+ * [ResolverClassLoader], so maven-resolver's classes stay off the host classpath. Only JDK, Kotlin and the types
+ * of this file cross between the two class loaders.
+ */
+internal interface MavenBackend : AutoCloseable {
+    /** Maven Central's URL, as Maven's super POM declares it. */
+    val centralUrl: String
+
+    /** The Maven order of versions: maven-resolver's `GenericVersionScheme`. */
+    val versionOrder: Comparator<String>
+
+    /**
+     * Resolves [coordinates] (`group:artifact[:extension[:classifier]]:version`) and its compile and runtime
+     * dependencies from [repositories] only, into the local repository. Never throws for resolution problems.
+     * [onActivity] is called with a repository URL whenever a transfer starts or progresses.
+     */
+    fun resolve(coordinates: String, repositories: List<RepositorySpec>, onActivity: (String) -> Unit): BackendResult
+}
+
+/** Settings that a [MavenBackend] is created with. */
+internal data class BackendSettings(
+    val localRepository: Path,
+    val connectTimeoutMillis: Int,
+    val requestTimeoutMillis: Int,
+)
+
+/** A remote repository: [id] keys the local repository's metadata files. */
+internal data class RepositorySpec(val id: String, val url: String)
+
+/** A jar (or other file) that resolution produced. */
+internal data class ResolvedArtifact(
+    val groupId: String,
+    val artifactId: String,
+    val version: String,
+    val classifier: String,
+    val extension: String,
+    val file: File,
+) {
+    /** `group:artifact[:classifier]`: one version of it per session. */
+    val key: String get() = listOf(groupId, artifactId, classifier).filter { it.isNotEmpty() }.joinToString(":")
+
+    val coordinates: String get() = "$key:$version"
+}
+
+internal enum class FailureKind { NOT_FOUND, UNREACHABLE, TIMEOUT, OTHER }
+
+internal sealed interface BackendResult {
+    /** The root first, then its dependencies. */
+    data class Artifacts(val artifacts: List<ResolvedArtifact>) : BackendResult
+
+    /**
+     * @property artifact `group:artifact:version` of the artifact that failed (the root or a dependency).
+     * @property repositories the URLs it failed in.
+     * @property cause one line, e.g. `Connection refused`.
+     */
+    data class Failure(
+        val kind: FailureKind,
+        val artifact: String,
+        val repositories: List<String>,
+        val cause: String,
+    ) : BackendResult
+}

@@ -1,0 +1,128 @@
+package org.kotlinllm.script.dependencies.maven
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.apache.maven.model.building.DefaultModelProcessor
+import org.apache.maven.model.io.DefaultModelReader
+import org.apache.maven.model.locator.DefaultModelLocator
+import org.apache.maven.model.superpom.DefaultSuperPomProvider
+import org.eclipse.aether.ConfigurationProperties
+import org.eclipse.aether.RepositoryException
+import org.eclipse.aether.RepositorySystem
+import org.eclipse.aether.RepositorySystemSession
+import org.eclipse.aether.artifact.Artifact
+import org.eclipse.aether.artifact.DefaultArtifact
+import org.eclipse.aether.collection.CollectRequest
+import org.eclipse.aether.graph.Dependency
+import org.eclipse.aether.repository.LocalRepository
+import org.eclipse.aether.repository.RemoteRepository
+import org.eclipse.aether.repository.RepositoryPolicy
+import org.eclipse.aether.resolution.DependencyRequest
+import org.eclipse.aether.supplier.RepositorySystemSupplier
+import org.eclipse.aether.supplier.SessionBuilderSupplier
+import org.eclipse.aether.transfer.AbstractTransferListener
+import org.eclipse.aether.transfer.TransferEvent
+import org.eclipse.aether.util.artifact.JavaScopes
+import org.eclipse.aether.util.filter.DependencyFilterUtils
+import org.eclipse.aether.util.repository.SimpleArtifactDescriptorPolicy
+import org.eclipse.aether.util.version.GenericVersionScheme
+import org.kotlinllm.script.dependencies.BackendResult
+import org.kotlinllm.script.dependencies.BackendSettings
+import org.kotlinllm.script.dependencies.FailureKind
+import org.kotlinllm.script.dependencies.MavenBackend
+import org.kotlinllm.script.dependencies.RepositorySpec
+import org.kotlinllm.script.dependencies.ResolvedArtifact
+import kotlin.time.measureTimedValue
+
+private val logger = KotlinLogging.logger {}
+
+/**
+ * [MavenBackend] on maven-resolver 2 (`RepositorySystemSupplier`, Maven 3 POM reading, Apache HttpClient transport).
+ * Loaded only through `ResolverClassLoader`; see `ResolverLibrary`.
+ */
+internal class AetherBackend(private val settings: BackendSettings) : MavenBackend {
+    private val system: RepositorySystem = RepositorySystemSupplier().get()
+    private val versionScheme = GenericVersionScheme()
+
+    override val centralUrl: String = superPomCentralUrl()
+
+    override val versionOrder: Comparator<String> =
+        Comparator { a, b -> versionScheme.parseVersion(a).compareTo(versionScheme.parseVersion(b)) }
+
+    override fun resolve(coordinates: String, repositories: List<RepositorySpec>, onActivity: (String) -> Unit): BackendResult {
+        val remotes = repositories.map(::remoteRepository)
+        val (result, took) = measureTimedValue {
+            newSession(onActivity).use { session ->
+                try {
+                    val root = Dependency(DefaultArtifact(coordinates), JavaScopes.COMPILE)
+                    val request = DependencyRequest(
+                        CollectRequest(root, remotes),
+                        DependencyFilterUtils.classpathFilter(JavaScopes.RUNTIME),
+                    )
+                    val artifacts = system.resolveDependencies(session, request).artifactResults.mapNotNull { it.artifact }
+                    BackendResult.Artifacts(artifacts.mapNotNull(::resolvedArtifact))
+                } catch (e: RepositoryException) {
+                    FailureAnalysis.analyse(e, coordinates)
+                } catch (e: IllegalArgumentException) {
+                    BackendResult.Failure(FailureKind.OTHER, coordinates, emptyList(), FailureAnalysis.oneLine(e))
+                }
+            }
+        }
+        logger.debug { "Resolved $coordinates from ${repositories.map { it.url }} in $took: $result" }
+        return result
+    }
+
+    override fun close() {
+        system.shutdown()
+    }
+
+    private fun newSession(onActivity: (String) -> Unit): RepositorySystemSession.CloseableSession =
+        SessionBuilderSupplier(system).get()
+            // "simple": a jar in the local repository is used whichever repository it came from
+            .withLocalRepositories(LocalRepository(settings.localRepository, "simple"))
+            .setSystemProperties(System.getProperties())
+            .setConfigProperty(ConfigurationProperties.CONNECT_TIMEOUT, settings.connectTimeoutMillis)
+            .setConfigProperty(ConfigurationProperties.REQUEST_TIMEOUT, settings.requestTimeoutMillis)
+            .setConfigProperty(ConfigurationProperties.HTTP_RETRY_HANDLER_COUNT, 0)
+            // only the session's repositories, not those of POMs (nor the super POM's Central)
+            .setIgnoreArtifactDescriptorRepositories(true)
+            // a missing POM means no dependencies, as in Maven; an unreadable one fails
+            .setArtifactDescriptorPolicy(SimpleArtifactDescriptorPolicy(true, false))
+            // an interactive session retries what failed before, instead of caching the failure for a day
+            .setUpdatePolicy(RepositoryPolicy.UPDATE_POLICY_ALWAYS)
+            .setTransferListener(ActivityListener(onActivity))
+            .build()
+
+    private fun remoteRepository(spec: RepositorySpec): RemoteRepository =
+        RemoteRepository.Builder(spec.id, "default", spec.url).build()
+
+    private fun resolvedArtifact(artifact: Artifact): ResolvedArtifact? {
+        val path = artifact.path ?: return null
+        return ResolvedArtifact(
+            groupId = artifact.groupId,
+            artifactId = artifact.artifactId,
+            version = artifact.version,
+            classifier = artifact.classifier,
+            extension = artifact.extension,
+            file = path.toFile(),
+        )
+    }
+
+    private class ActivityListener(private val onActivity: (String) -> Unit) : AbstractTransferListener() {
+        override fun transferInitiated(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+        override fun transferStarted(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+        override fun transferProgressed(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+        override fun transferSucceeded(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+        override fun transferFailed(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+        override fun transferCorrupted(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+    }
+
+    private companion object {
+        /** Maven Central as Maven's own super POM (in maven-model-builder) declares it, so no URL is written here. */
+        fun superPomCentralUrl(): String {
+            val processor = DefaultModelProcessor().setModelReader(DefaultModelReader()).setModelLocator(DefaultModelLocator())
+            val superPom = DefaultSuperPomProvider().setModelProcessor(processor).getSuperModel("4.0.0")
+            val central = superPom.repositories.firstOrNull { it.id == "central" } ?: superPom.repositories.first()
+            return central.url
+        }
+    }
+}

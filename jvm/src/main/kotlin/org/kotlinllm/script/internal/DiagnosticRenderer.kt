@@ -1,0 +1,43 @@
+package org.kotlinllm.script.internal
+
+/**
+ * Renders diagnostics in the form of the specification:
+ * `snippet3.kts:2:9: error: Unresolved reference 'foo'.` followed by `  | ` and the source line with the offending
+ * fragment wrapped in `<error>` tags (a fragment spanning lines shows each of its lines), then an optional
+ * `hint: …` line. Diagnostics are separated by one blank line.
+ */
+internal object DiagnosticRenderer {
+
+    private const val OPEN = "<error>"
+    private const val CLOSE = "</error>"
+    const val SOURCE_PREFIX: String = "  | "
+
+    fun render(fileName: String, source: SourceText, diagnostics: List<Diagnostic>): String =
+        diagnostics.joinToString("\n\n") { render(fileName, source, it) }
+
+    fun render(fileName: String, source: SourceText, diagnostic: Diagnostic): String = buildString {
+        val range = diagnostic.range
+        append(fileName)
+        if (range != null) append(':').append(range.startLine).append(':').append(range.startColumn)
+        append(": ").append(diagnostic.severity.label).append(": ").append(diagnostic.message)
+        if (range != null) {
+            for (lineNumber in range.startLine..maxOf(range.startLine, range.endLine)) {
+                val line = source.line(lineNumber) ?: break
+                val from = if (lineNumber == range.startLine) range.startColumn - 1 else 0
+                val to = if (lineNumber == range.endLine) range.endColumn - 1 else line.length
+                append('\n').append(SOURCE_PREFIX)
+                append(markLine(line, from.coerceIn(0, line.length), to, lineNumber == range.startLine, lineNumber >= range.endLine))
+            }
+        }
+        diagnostic.hint?.let { append("\nhint: ").append(it) }
+    }
+
+    private fun markLine(line: String, from: Int, to: Int, opens: Boolean, closes: Boolean): String = buildString {
+        val end = to.coerceIn(from, line.length)
+        append(line, 0, from)
+        if (opens) append(OPEN)
+        append(line, from, end)
+        if (closes) append(CLOSE)
+        append(line, end, line.length)
+    }
+}

@@ -1,0 +1,75 @@
+package org.kotlinllm.script.internal
+
+/**
+ * Recognizes the known bugs of the K2 REPL compiler in what a snippet got, and says in one line how to avoid them.
+ */
+internal class KnownLimitations {
+
+    private val earlierDeclarations = HashMap<String, DeclaredName>()
+
+    /** Remembers what a snippet that ran declared. */
+    fun declared(parsed: ParsedSnippet) {
+        for (declaration in parsed.declarations) earlierDeclarations[declaration.name] = declaration
+    }
+
+    /**
+     * Bug 1: a declaration of an inferred type that refers to an earlier snippet's declaration cannot be resolved
+     * when the same snippet's code uses it.
+     */
+    fun compileHint(message: String, range: SourceRange?, parsed: ParsedSnippet): String? {
+        val unresolved = UNRESOLVED.find(message)?.groupValues?.get(1) ?: return null
+        if (range == null) return null
+        val holder = parsed.declarations.firstOrNull { it.inferredType && it.range.contains(range) } ?: return null
+        if (unresolved !in earlierDeclarations && unresolved !in SCOPE_MEMBERS && parsed.declarations.none { it.name == unresolved }) {
+            return null
+        }
+        val example = when (holder.kind) {
+            DeclaredName.Kind.FUNCTION -> "${holder.header}: <Type> = …"
+            else -> "${holder.header}: <Type> = …"
+        }
+        return "a known bug of the K2 REPL compiler: '$unresolved' is not resolved inside '${holder.name}', " +
+            "whose type is inferred, when this snippet also uses '${holder.name}'; declare the type: $example"
+    }
+
+    /** Bug 3: an inline function or property of an earlier snippet crashes the compiler's backend. */
+    fun compilerCrash(cause: Throwable, parsed: ParsedSnippet): List<Diagnostic> {
+        val causes = generateSequence(cause) { it.cause }.toList()
+        val root = causes.last()
+        val inlineCall = causes.firstNotNullOfOrNull { INLINE_CALL.find(it.message.orEmpty())?.groupValues?.get(1) }
+        val line = "${root.javaClass.simpleName}: ${root.message.orEmpty().lineSequence().first()}"
+        val range = inlineCall?.let { name -> locate(parsed, name) } ?: SourceRange(1, 1, 1, 1)
+        val hint = when {
+            inlineCall != null -> "a known bug of the K2 REPL compiler: the inline declaration '$inlineCall' of an " +
+                "earlier snippet cannot be called here; declare it again without 'inline', or in this snippet"
+            else -> null
+        }
+        return listOf(Diagnostic(Severity.ERROR, "The Kotlin compiler failed internally ($line)", range, hint))
+    }
+
+    /** Bug 2: a value-class-typed declaration of an earlier snippet is called by its mangled name. */
+    fun runtimeHint(error: Throwable): String? {
+        if (error !is NoSuchMethodError) return null
+        val match = MANGLED.find(error.message.orEmpty()) ?: return null
+        val method = match.groupValues[2]
+        val name = if (method.startsWith("get") && method.length > 3) method.substring(3).replaceFirstChar { it.lowercase() } else method
+        return "a known bug of the K2 REPL compiler: '$name' has a value class type (like Duration or UInt) and " +
+            "was declared in an earlier snippet; declare it again with @JvmName, e.g. @get:JvmName(\"$name\") val $name = …, " +
+            "or use it within the snippet declaring it"
+    }
+
+    private fun locate(parsed: ParsedSnippet, name: String): SourceRange? {
+        val index = Regex("""\b${Regex.escape(name)}\b""").find(parsed.source.text)?.range ?: return null
+        return parsed.source.range(index.first, index.last + 1)
+    }
+
+    private fun SourceRange.contains(other: SourceRange): Boolean =
+        (other.startLine > startLine || other.startLine == startLine && other.startColumn >= startColumn) &&
+            (other.endLine < endLine || other.endLine == endLine && other.endColumn <= endColumn)
+
+    private companion object {
+        val UNRESOLVED = Regex("""Unresolved reference '([^']+)'""")
+        val INLINE_CALL = Regex("""Couldn't inline method call: CALL 'public final fun (\w+)""")
+        val MANGLED = Regex("""'[^']* (Snippet\d+)\.([\w$]+)-[\w]+\(""")
+        val SCOPE_MEMBERS = setOf("await", "launch", "async", "coroutineContext")
+    }
+}

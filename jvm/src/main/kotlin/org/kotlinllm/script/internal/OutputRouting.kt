@@ -1,0 +1,82 @@
+package org.kotlinllm.script.internal
+
+import org.kotlinllm.script.OutputChunk
+import java.io.OutputStream
+import java.io.PrintStream
+import java.nio.ByteBuffer
+import java.nio.CharBuffer
+import java.nio.charset.CharsetDecoder
+import java.nio.charset.CodingErrorAction
+import java.util.concurrent.CopyOnWriteArrayList
+
+/** Where the text a session's code prints goes. */
+internal interface OutputTarget {
+    fun write(stream: String, text: String)
+}
+
+/**
+ * Routes `System.out` and `System.err` to the session whose code is printing: the session's thread and its
+ * coroutines carry the target in [current]; threads that carry none (e.g. ones a snippet started) print to the only
+ * capturing session when there is exactly one, else to the process's own streams.
+ */
+internal object OutputRouting {
+
+    val current: ThreadLocal<OutputTarget?> = ThreadLocal()
+    private val capturing = CopyOnWriteArrayList<OutputTarget>()
+
+    @Volatile
+    private var installed = false
+
+    fun register(target: OutputTarget) {
+        install()
+        capturing += target
+    }
+
+    fun unregister(target: OutputTarget) {
+        capturing -= target
+    }
+
+    private fun targetOfThisThread(): OutputTarget? =
+        current.get()?.takeIf { it in capturing } ?: capturing.singleOrNull()
+
+    @Synchronized
+    private fun install() {
+        if (installed) return
+        System.setOut(PrintStream(RoutingStream(OutputChunk.STDOUT, System.out), true, Charsets.UTF_8))
+        System.setErr(PrintStream(RoutingStream(OutputChunk.STDERR, System.err), true, Charsets.UTF_8))
+        installed = true
+    }
+
+    private class RoutingStream(private val stream: String, private val fallback: PrintStream) : OutputStream() {
+
+        private val decoders = HashMap<OutputTarget, CharsetDecoder>()
+        /** Bytes of a character split across two writes, kept until the rest arrives. */
+        private val leftovers = HashMap<OutputTarget, ByteArray>()
+
+        override fun write(b: Int) = write(byteArrayOf(b.toByte()), 0, 1)
+
+        @Synchronized
+        override fun write(bytes: ByteArray, offset: Int, length: Int) {
+            val target = targetOfThisThread()
+            if (target == null) {
+                fallback.write(bytes, offset, length)
+                return
+            }
+            val decoder = decoders.getOrPut(target) {
+                Charsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE)
+            }
+            val leftover = leftovers.remove(target)
+            val input = if (leftover == null) ByteBuffer.wrap(bytes, offset, length)
+            else ByteBuffer.wrap(leftover + bytes.copyOfRange(offset, offset + length))
+            val output = CharBuffer.allocate(input.remaining() + 1)
+            decoder.decode(input, output, false)
+            if (input.hasRemaining()) leftovers[target] = ByteArray(input.remaining()).also { input.get(it) }
+            output.flip()
+            if (output.hasRemaining()) target.write(stream, output.toString())
+        }
+
+        override fun flush() = fallback.flush()
+    }
+}

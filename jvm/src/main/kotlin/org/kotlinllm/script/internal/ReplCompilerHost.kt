@@ -1,0 +1,180 @@
+package org.kotlinllm.script.internal
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.jetbrains.kotlin.com.intellij.openapi.Disposable
+import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
+import org.jetbrains.kotlin.com.intellij.openapi.project.Project
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompiler
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMessageCollector
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
+import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
+import org.kotlinllm.script.ScriptScope
+import java.io.File
+import kotlin.script.experimental.api.CompiledScript
+import kotlin.script.experimental.api.KotlinType
+import kotlin.script.experimental.api.ResultValue
+import kotlin.script.experimental.api.ResultWithDiagnostics
+import kotlin.script.experimental.api.ScriptCompilationConfiguration
+import kotlin.script.experimental.api.ScriptDiagnostic
+import kotlin.script.experimental.api.ScriptEvaluationConfiguration
+import kotlin.script.experimental.api.SourceCode
+import kotlin.script.experimental.api.defaultImports
+import kotlin.script.experimental.api.implicitReceivers
+import kotlin.script.experimental.api.repl
+import kotlin.script.experimental.api.with
+import kotlin.script.experimental.host.ScriptingHostConfiguration
+import kotlin.script.experimental.jvm.baseClassLoader
+import kotlin.script.experimental.jvm.defaultJvmScriptingHostConfiguration
+import kotlin.script.experimental.jvm.dependenciesFromClassloader
+import kotlin.script.experimental.jvm.impl.KJvmCompiledModuleInMemory
+import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
+import kotlin.script.experimental.jvm.jvm
+import kotlin.script.experimental.jvm.updateClasspath
+import kotlin.script.experimental.util.LinkedSnippet
+import kotlin.script.experimental.util.LinkedSnippetImpl
+import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
+
+private val logger = KotlinLogging.logger {}
+
+/** What compiling one snippet gave. */
+internal sealed interface Compilation {
+    /** Compiled; [diagnostics] are its warnings; [classFiles] its class files by path inside the module. */
+    class Compiled(
+        val snippet: LinkedSnippet<CompiledScript>,
+        val diagnostics: List<ScriptDiagnostic>,
+        val classFiles: Map<String, ByteArray>,
+    ) : Compilation
+
+    class Failed(val diagnostics: List<ScriptDiagnostic>) : Compilation
+
+    /** The compiler threw instead of reporting: one of its internal failures. */
+    class Crashed(val cause: Throwable) : Compilation
+}
+
+/** What evaluating one compiled snippet gave. */
+internal sealed interface Evaluation {
+    class Returned(val value: Any?, val type: String?, val scriptClass: Class<*>?) : Evaluation
+    object NoValue : Evaluation
+    class Threw(val error: Throwable) : Evaluation
+
+    /** The evaluator itself failed (not the snippet's code). */
+    class Broken(val message: String, val cause: Throwable?) : Evaluation
+}
+
+/**
+ * The K2 REPL compiler and evaluator of one session, with the host-side repairs the shipped REPL needs:
+ * a transactional history, so failed snippets leave nothing behind, and rollback of compiled snippets that are not
+ * evaluated. Not thread-safe: used only on the session's thread.
+ */
+internal class ReplCompilerHost(hostClassLoader: ClassLoader, scope: ScriptScope) : AutoCloseable {
+
+    private val disposable: Disposable = Disposer.newDisposable("kotlin-llm session")
+    private val messageCollector = ScriptDiagnosticsMessageCollector(null)
+    private val history = TransactionalReplHistory()
+    private val compilationConfiguration = ScriptCompilationConfiguration {
+        jvm { dependenciesFromClassloader(classLoader = hostClassLoader, wholeClasspath = true) }
+        defaultImports(
+            "kotlinx.coroutines.*",
+            "kotlin.script.experimental.dependencies.DependsOn",
+            "kotlin.script.experimental.dependencies.Repository",
+        )
+        implicitReceivers(KotlinType(ScriptScope::class))
+    }
+    private val evaluationConfiguration = ScriptEvaluationConfiguration {
+        implicitReceivers(scope)
+        jvm { baseClassLoader(hostClassLoader) }
+    }
+    private val hostConfiguration = ScriptingHostConfiguration(defaultJvmScriptingHostConfiguration) {
+        repl {
+            firReplHistoryProvider(history)
+            isReplSnippetSource { _, _ -> true }
+        }
+    }
+    private val state: K2ReplCompilationState = K2ReplCompiler.createCompilationState(
+        messageCollector, disposable, compilationConfiguration, hostConfiguration,
+    )
+    private val compiler = K2ReplCompiler(state)
+    private val evaluator = K2ReplEvaluator()
+    private val addedClasspath = mutableListOf<File>()
+
+    /** The compiler's project, for parsing snippets with the same PSI it uses. */
+    val project: Project get() = state.project
+
+    /** Adds [entries] to the classpath of this and every later compilation. */
+    fun addClasspath(entries: List<File>) {
+        addedClasspath += entries
+    }
+
+    fun compile(source: SourceCode): Compilation {
+        val previous = state.lastCompiledSnippet
+        val configuration = if (addedClasspath.isEmpty()) compilationConfiguration
+        else compilationConfiguration.with { updateClasspath(addedClasspath) }
+        val started = System.nanoTime()
+        val result = try {
+            callSuspending { compiler.compile(listOf(source), configuration) }
+        } catch (e: Throwable) {
+            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            forget(previous)
+            logger.debug(e) { "compiling ${source.name} crashed the compiler" }
+            return Compilation.Crashed(e)
+        } finally {
+            logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
+        }
+        return when (result) {
+            is ResultWithDiagnostics.Success -> {
+                val module = (result.value.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
+                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), module?.compilerOutputFiles.orEmpty())
+            }
+            is ResultWithDiagnostics.Failure -> {
+                forget(previous)
+                Compilation.Failed((result.reports + messageCollector.diagnostics).distinct())
+            }
+        }
+    }
+
+    /** Drops a compiled snippet that will not be evaluated, so the next evaluation does not run it. */
+    fun discard(compiled: Compilation.Compiled, previous: LinkedSnippetImpl<CompiledScript>?) {
+        forget(previous)
+    }
+
+    /** The last compiled snippet, to pass to [discard]. */
+    val lastCompiled: LinkedSnippetImpl<CompiledScript>? get() = state.lastCompiledSnippet
+
+    fun evaluate(compiled: Compilation.Compiled): Evaluation {
+        val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
+        val started = System.nanoTime()
+        val result = try {
+            callSuspending { evaluator.eval(compiled.snippet, evaluationConfiguration) }
+        } catch (e: Throwable) {
+            if (e is VirtualMachineError && e !is StackOverflowError) throw e
+            forget(previous)
+            return Evaluation.Broken("the evaluator failed: $e", e)
+        } finally {
+            logger.debug { "evaluated in ${(System.nanoTime() - started) / 1_000_000} ms" }
+        }
+        history.commit()
+        return when (result) {
+            is ResultWithDiagnostics.Failure -> {
+                val report = result.reports.firstOrNull()
+                Evaluation.Broken(report?.message ?: "the evaluator failed", report?.exception)
+            }
+            is ResultWithDiagnostics.Success -> when (val value = (result.value.get() as KJvmEvaluatedSnippet).result) {
+                is ResultValue.Value -> Evaluation.Returned(value.value, value.type, value.scriptClass?.java)
+                is ResultValue.Unit -> Evaluation.NoValue
+                is ResultValue.Error -> Evaluation.Threw(value.error)
+                is ResultValue.NotEvaluated -> Evaluation.Broken("the snippet was not evaluated", null)
+            }
+        }
+    }
+
+    private fun forget(previous: LinkedSnippetImpl<CompiledScript>?) {
+        history.rollback()
+        state.lastCompiledSnippet = previous
+    }
+
+    override fun close() {
+        Disposer.dispose(disposable)
+    }
+}

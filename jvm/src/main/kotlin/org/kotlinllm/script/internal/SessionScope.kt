@@ -1,0 +1,43 @@
+package org.kotlinllm.script.internal
+
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.asContextElement
+import kotlinx.coroutines.runBlocking
+import org.kotlinllm.script.ScriptScope
+import kotlin.coroutines.CoroutineContext
+
+/**
+ * The [ScriptScope] of one session: `launch` runs on [dispatcher] under a supervisor job that closing the session
+ * cancels; [await] runs on the session's thread under the job of the running snippet, which cancellation cancels.
+ */
+internal class SessionScope(
+    dispatcher: CoroutineDispatcher,
+    output: OutputTarget?,
+    reportUncaught: (Throwable) -> Unit,
+) : ScriptScope() {
+
+    private val supervisor = SupervisorJob()
+    private val outputElement: CoroutineContext = output?.let { OutputRouting.current.asContextElement(it) }
+        ?: kotlin.coroutines.EmptyCoroutineContext
+
+    override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
+        CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }
+
+    /** The job of the snippet being evaluated; [await] runs as its child. */
+    @Volatile
+    internal var snippetJob: Job? = null
+
+    override fun <T> await(block: suspend CoroutineScope.() -> T): T {
+        val job = snippetJob ?: Job()
+        return runBlocking(outputElement + job + CoroutineName("kotlin-llm await")) { block() }
+    }
+
+    fun cancel() {
+        supervisor.cancel()
+    }
+}

@@ -1,0 +1,125 @@
+package org.kotlinllm.script.internal
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.ExecutionPhase
+import org.kotlinllm.script.ScriptResult
+import java.io.File
+import java.nio.file.Files
+import kotlin.script.experimental.api.ScriptDiagnostic
+import kotlin.script.experimental.api.SourceCode
+import kotlin.script.experimental.host.toScriptSource
+
+private val logger = KotlinLogging.logger {}
+
+/**
+ * Compiles and evaluates the snippets of one session, one after another, on the session's thread: parse first,
+ * then compile (rolling back a failure), then evaluate, and render what went wrong for an LLM to read.
+ */
+internal class SnippetRunner(
+    private val compilerHost: ReplCompilerHost,
+    private val beforeEvaluation: () -> Unit,
+    private val afterEvaluation: () -> Unit,
+) : AutoCloseable {
+
+    private val parser = SnippetParser(compilerHost.project)
+    private val sources = SnippetSources()
+    private val stackTraces = StackTraceRenderer(sources)
+    private val limitations = KnownLimitations()
+    private var classDirectories: File? = null
+
+    /** Compiles and evaluates a snippet the user does not see, e.g. the prelude of provided properties. */
+    fun runHidden(fileName: String, code: String): ScriptResult = run(fileName, code)
+
+    fun run(fileName: String, code: String): ScriptResult {
+        val parsed = parser.parse(fileName, code)
+        if (parsed.syntaxErrors.isNotEmpty()) {
+            return ScriptResult.Error(
+                ExecutionPhase.COMPILATION,
+                DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors),
+            )
+        }
+        val compilation = compilerHost.compile(code.toScriptSource(fileName))
+        return when (compilation) {
+            is Compilation.Crashed -> ScriptResult.Error(
+                ExecutionPhase.COMPILATION,
+                DiagnosticRenderer.render(fileName, parsed.source, limitations.compilerCrash(compilation.cause, parsed)),
+            )
+            is Compilation.Failed -> ScriptResult.Error(
+                ExecutionPhase.COMPILATION,
+                DiagnosticRenderer.render(fileName, parsed.source, diagnostics(compilation.diagnostics, parsed, fileName)),
+            )
+            is Compilation.Compiled -> evaluate(fileName, parsed, compilation)
+        }
+    }
+
+    private fun evaluate(fileName: String, parsed: ParsedSnippet, compiled: Compilation.Compiled): ScriptResult {
+        sources.add(fileName, parsed.source, compiled.classFiles)
+        val warnings = diagnostics(compiled.diagnostics, parsed, fileName)
+            .filter { it.severity == Severity.WARNING }
+            .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+        beforeEvaluation()
+        val evaluation = try {
+            compilerHost.evaluate(compiled)
+        } finally {
+            afterEvaluation()
+        }
+        if (evaluation !is Evaluation.Broken) {
+            limitations.declared(parsed)
+            if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
+        }
+        return when (evaluation) {
+            is Evaluation.Returned -> ScriptResult.Value(ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings)
+            Evaluation.NoValue -> ScriptResult.Value(Unit, warnings)
+            is Evaluation.Threw -> ScriptResult.Error(
+                ExecutionPhase.EVALUATION,
+                buildString {
+                    append(stackTraces.render(evaluation.error))
+                    limitations.runtimeHint(evaluation.error)?.let { append("\nhint: ").append(it) }
+                    if (warnings.isNotEmpty()) append("\n\n").append(warnings.joinToString("\n\n"))
+                },
+            )
+            is Evaluation.Broken -> ScriptResult.Error(
+                ExecutionPhase.EVALUATION,
+                "$fileName: error: the snippet could not be run: ${evaluation.message}",
+            )
+        }
+    }
+
+    /** The compiler's diagnostics of this snippet as ours: located, snippet classes named as declared, with hints. */
+    private fun diagnostics(reports: List<ScriptDiagnostic>, parsed: ParsedSnippet, fileName: String): List<Diagnostic> =
+        reports.asSequence()
+            .filter { it.severity >= ScriptDiagnostic.Severity.WARNING }
+            .filter { it.sourcePath == null || it.sourcePath == fileName || it.location != null }
+            .map { report ->
+                val location = report.location
+                val range = location?.let {
+                    val end = it.end
+                    SourceRange(it.start.line, it.start.col, end?.line ?: it.start.line, end?.col ?: it.start.col)
+                }
+                val severity = if (report.severity == ScriptDiagnostic.Severity.WARNING) Severity.WARNING else Severity.ERROR
+                val message = SnippetNames.clean(report.message)
+                Diagnostic(severity, message, range, limitations.compileHint(message, range, parsed))
+            }
+            .distinct()
+            .sortedWith(compareBy({ it.range?.startLine ?: Int.MAX_VALUE }, { it.range?.startColumn ?: Int.MAX_VALUE }))
+            .toList()
+
+    /** Inline functions of this snippet can be called later only if later compilations see its class files. */
+    private fun keepClassFiles(fileName: String, classFiles: Map<String, ByteArray>) {
+        val root = classDirectories ?: Files.createTempDirectory("kotlin-llm-snippets").toFile().also { classDirectories = it }
+        val directory = File(root, fileName.removeSuffix(".kts"))
+        for ((path, bytes) in classFiles) {
+            if (!path.endsWith(".class")) continue
+            val file = File(directory, path)
+            file.parentFile.mkdirs()
+            file.writeBytes(bytes)
+        }
+        compilerHost.addClasspath(listOf(directory))
+        logger.debug { "kept the class files of $fileName for its inline declarations" }
+    }
+
+    override fun close() {
+        compilerHost.close()
+        classDirectories?.deleteRecursively()
+    }
+}

@@ -1,0 +1,92 @@
+package org.kotlinllm.script.internal
+
+/**
+ * Renders an exception thrown by a snippet in the form of the specification: `ExceptionClass: message`, then only
+ * the frames of snippets as `  at check(snippet1.kts:2)` each followed by `  | ` and its source line, lambdas folded
+ * into the function holding them, repeated recursion collapsed, and causes the same way under `Caused by:`.
+ */
+internal class StackTraceRenderer(private val sources: SnippetSources) {
+
+    private data class Frame(val function: String, val fileName: String, val line: Int, val className: String)
+
+    fun render(error: Throwable): String = buildString {
+        val seen = HashSet<Throwable>()
+        var current: Throwable? = error
+        var first = true
+        while (current != null && seen.add(current)) {
+            if (!first) append("\nCaused by: ")
+            append(header(current))
+            appendFrames(this, snippetFrames(current))
+            first = false
+            current = current.cause
+        }
+    }
+
+    /** `ExceptionClass: message`, the class named as declared in a snippet. */
+    fun header(error: Throwable): String {
+        val name = SnippetNames.className(error.javaClass.name)
+        val message = error.localizedMessage?.let(SnippetNames::clean)
+        return if (message == null) name else "$name: $message"
+    }
+
+    private fun snippetFrames(error: Throwable): List<Frame> = error.stackTrace.mapNotNull { element ->
+        val fileName = element.fileName ?: return@mapNotNull null
+        if (sources.source(fileName) == null || element.lineNumber <= 0) return@mapNotNull null
+        Frame(
+            function = SnippetNames.function(element.className, element.methodName),
+            fileName = fileName,
+            line = sources.snippetLine(element.className, element.lineNumber),
+            className = element.className,
+        )
+    }.let(::foldLambdas)
+
+    /** A lambda's frame followed by the frame of the function holding it, at the same line, shows once. */
+    private fun foldLambdas(frames: List<Frame>): List<Frame> {
+        val folded = ArrayList<Frame>(frames.size)
+        for (frame in frames) {
+            val previous = folded.lastOrNull()
+            if (previous != null && previous.function == frame.function && previous.fileName == frame.fileName &&
+                previous.line == frame.line
+            ) continue
+            folded += frame
+        }
+        return folded
+    }
+
+    private fun appendFrames(out: StringBuilder, frames: List<Frame>) {
+        var index = 0
+        while (index < frames.size) {
+            val (period, repeats) = repetitionAt(frames, index)
+            for (frame in frames.subList(index, index + period)) appendFrame(out, frame)
+            if (repeats > 1) {
+                val more = repeats - 1
+                val times = if (more == 1) "time" else "times"
+                out.append("\n  ... ")
+                out.append(if (period == 1) "the frame above repeats" else "the $period frames above repeat")
+                out.append(" $more more $times")
+            }
+            index += period * repeats
+        }
+    }
+
+    private fun appendFrame(out: StringBuilder, frame: Frame) {
+        out.append("\n  at ").append(frame.function).append('(').append(frame.fileName).append(':').append(frame.line).append(')')
+        sources.source(frame.fileName)?.line(frame.line)?.let { out.append('\n').append(DiagnosticRenderer.SOURCE_PREFIX).append(it) }
+    }
+
+    /** The shortest block of frames starting at [start] that repeats at least 3 times in a row, or a single frame. */
+    private fun repetitionAt(frames: List<Frame>, start: Int): Pair<Int, Int> {
+        for (period in 1..MAX_RECURSION_PERIOD) {
+            var repeats = 1
+            while (start + period * (repeats + 1) <= frames.size &&
+                (0 until period).all { frames[start + it] == frames[start + period * repeats + it] }
+            ) repeats++
+            if (repeats >= 3) return period to repeats
+        }
+        return 1 to 1
+    }
+
+    private companion object {
+        const val MAX_RECURSION_PERIOD = 8
+    }
+}

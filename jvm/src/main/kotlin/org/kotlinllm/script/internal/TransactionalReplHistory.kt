@@ -1,0 +1,34 @@
+package org.kotlinllm.script.internal
+
+import org.jetbrains.kotlin.fir.extensions.FirReplHistoryProvider
+import org.jetbrains.kotlin.fir.symbols.impl.FirReplSnippetSymbol
+
+/**
+ * The REPL history of the K2 compiler, with transactions: the compiler records a snippet before it knows whether
+ * it compiles, so a snippet that fails is [rollback]ed and leaves no declarations behind; one that ran is [commit]ted.
+ */
+internal class TransactionalReplHistory : FirReplHistoryProvider() {
+
+    private val committed = LinkedHashSet<FirReplSnippetSymbol>()
+    private val pending = LinkedHashSet<FirReplSnippetSymbol>()
+
+    override fun getSnippets(): Iterable<FirReplSnippetSymbol> = committed + pending
+
+    override fun putSnippet(symbol: FirReplSnippetSymbol) {
+        if (symbol !in committed) pending += symbol
+    }
+
+    override fun isFirstSnippet(symbol: FirReplSnippetSymbol): Boolean =
+        (committed.firstOrNull() ?: pending.firstOrNull()) == symbol
+
+    override fun getSnippetCount(): Int = committed.size + pending.size
+
+    fun commit() {
+        committed += pending
+        pending.clear()
+    }
+
+    fun rollback() {
+        pending.clear()
+    }
+}
