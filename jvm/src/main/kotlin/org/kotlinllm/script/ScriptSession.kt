@@ -66,7 +66,7 @@ public class ScriptSession(
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
             val hostLoader = ScriptSession::class.java.classLoader
-            runner = SnippetRunner(ReplCompilerHost(hostLoader, scope), ::evaluationStarts, ::evaluationEnds)
+            runner = SnippetRunner(ReplCompilerHost(hostLoader), ::evaluationStarts, ::evaluationEnds)
             val result = runner.runHidden("session_$id.kts", prelude)
             if (result is ScriptResult.Error) logger.error { "the prelude of session $id failed:\n${result.message}" }
         }
@@ -133,6 +133,7 @@ public class ScriptSession(
 
     private fun serve() {
         OutputRouting.current.set(outputTarget)
+        scope.bindToCurrentThread()
         while (true) {
             val task = try {
                 tasks.take()

@@ -35,12 +35,21 @@ internal class KnownLimitations {
     fun compilerCrash(cause: Throwable, parsed: ParsedSnippet): List<Diagnostic> {
         val causes = generateSequence(cause) { it.cause }.toList()
         val root = causes.last()
-        val inlineCall = causes.firstNotNullOfOrNull { INLINE_CALL.find(it.message.orEmpty())?.groupValues?.get(1) }
-        val line = "${root.javaClass.simpleName}: ${root.message.orEmpty().lineSequence().first()}"
-        val range = inlineCall?.let { name -> locate(parsed, name) } ?: SourceRange(1, 1, 1, 1)
+        val messages = causes.map { it.message.orEmpty() }
+        val inlineCall = messages.firstNotNullOfOrNull { INLINE_CALL.find(it)?.groupValues?.get(1) }
+        val inlineDeclaration = messages.firstNotNullOfOrNull { INLINE_DECLARATION.find(it)?.groupValues?.get(1) }
+            ?.takeIf { name -> parsed.declarations.any { it.name == name } }
+        val line = SnippetNames.clean("${root.javaClass.simpleName}: ${root.message.orEmpty().lineSequence().first()}")
+        val constant = messages.firstNotNullOfOrNull { UNKNOWN_CONSTANT.find(it)?.groupValues?.get(1) }
+        val range = (inlineCall ?: inlineDeclaration ?: constant)?.let { name -> locate(parsed, name) } ?: firstLine(parsed)
         val hint = when {
             inlineCall != null -> "a known bug of the K2 REPL compiler: the inline declaration '$inlineCall' of an " +
                 "earlier snippet cannot be called here; declare it again without 'inline', or in this snippet"
+            inlineDeclaration != null -> "a known bug of the K2 REPL compiler: the inline declaration " +
+                "'$inlineDeclaration' refers to the ScriptScope (like coroutineContext), which cannot be compiled; " +
+                "declare it without 'inline'"
+            constant != null -> "a known bug of the K2 REPL compiler: the const val '$constant' of an earlier " +
+                "snippet cannot be used here; declare it again without 'const'"
             else -> null
         }
         return listOf(Diagnostic(Severity.ERROR, "The Kotlin compiler failed internally ($line)", range, hint))
@@ -62,6 +71,11 @@ internal class KnownLimitations {
         return parsed.source.range(index.first, index.last + 1)
     }
 
+    private fun firstLine(parsed: ParsedSnippet): SourceRange {
+        val line = parsed.source.line(1).orEmpty()
+        return SourceRange(1, 1, 1, line.length + 1)
+    }
+
     private fun SourceRange.contains(other: SourceRange): Boolean =
         (other.startLine > startLine || other.startLine == startLine && other.startColumn >= startColumn) &&
             (other.endLine < endLine || other.endLine == endLine && other.endColumn <= endColumn)
@@ -69,6 +83,8 @@ internal class KnownLimitations {
     private companion object {
         val UNRESOLVED = Regex("""Unresolved reference '([^']+)'""")
         val INLINE_CALL = Regex("""Couldn't inline method call: CALL 'public final fun (\w+)""")
+        val INLINE_DECLARATION = Regex("""Exception while generating code for public final fun (\w+) .*\[inline]""")
+        val UNKNOWN_CONSTANT = Regex("""Unknown function: (\w+)\(Snippet\d+[.\w]*\)""")
         val MANGLED = Regex("""'[^']* (Snippet\d+)\.([\w$]+)-[\w]+\(""")
         val SCOPE_MEMBERS = setOf("await", "launch", "async", "coroutineContext")
     }

@@ -1,6 +1,7 @@
 package org.kotlinllm.script.internal
 
 import org.kotlinllm.script.OutputChunk
+import io.github.oshai.kotlinlogging.KotlinLogging
 import java.io.OutputStream
 import java.io.PrintStream
 import java.nio.ByteBuffer
@@ -8,6 +9,8 @@ import java.nio.CharBuffer
 import java.nio.charset.CharsetDecoder
 import java.nio.charset.CodingErrorAction
 import java.util.concurrent.CopyOnWriteArrayList
+
+private val logger = KotlinLogging.logger {}
 
 /** Where the text a session's code prints goes. */
 internal interface OutputTarget {
@@ -27,21 +30,45 @@ internal object OutputRouting {
     @Volatile
     private var installed = false
 
+    /** Output of the compiler on a session's thread (it prints some internal failures): to the log, never to users. */
+    val compilerLog: OutputTarget = object : OutputTarget {
+        override fun write(stream: String, text: String) {
+            logger.debug { "the compiler printed to $stream: ${text.trimEnd()}" }
+        }
+    }
+
     fun register(target: OutputTarget) {
         install()
         capturing += target
+    }
+
+    /** Runs [block] with what this thread prints going to [compilerLog]. */
+    fun <T> toCompilerLog(block: () -> T): T {
+        install()
+        val previous = current.get()
+        current.set(compilerLog)
+        try {
+            return block()
+        } finally {
+            current.set(previous)
+        }
     }
 
     fun unregister(target: OutputTarget) {
         capturing -= target
     }
 
-    private fun targetOfThisThread(): OutputTarget? =
-        current.get()?.takeIf { it in capturing } ?: capturing.singleOrNull()
+    private fun targetOfThisThread(): OutputTarget? {
+        val own = current.get()
+        if (own === compilerLog || own != null && own in capturing) return own
+        return capturing.singleOrNull()
+    }
 
     @Synchronized
     private fun install() {
         if (installed) return
+        // an SLF4J provider that keeps the streams it found (slf4j-simple's cacheOutputStream) must find the real ones
+        org.slf4j.LoggerFactory.getILoggerFactory()
         System.setOut(PrintStream(RoutingStream(OutputChunk.STDOUT, System.out), true, Charsets.UTF_8))
         System.setErr(PrintStream(RoutingStream(OutputChunk.STDERR, System.err), true, Charsets.UTF_8))
         installed = true

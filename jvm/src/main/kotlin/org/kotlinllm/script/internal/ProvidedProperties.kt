@@ -72,31 +72,33 @@ internal object ProvidedProperties {
                     "Invalid property '$name': the value of ${value.javaClass.name} is not of the type ${property.type}"
                 }
             }
-            inaccessibleClass(property.type)?.let { reason ->
-                throw IllegalArgumentException("Invalid property '$name': the type ${property.type} $reason")
+            inaccessibleClass(property.type, "the type")?.let { reason ->
+                throw IllegalArgumentException("Invalid property '$name': $reason")
             }
         }
     }
 
-    /** Why snippets cannot refer to [type], or null if they can. */
-    private fun inaccessibleClass(type: KType): String? {
+    /** Why snippets cannot refer to [type] (called [role] in the message), or null if they can. */
+    private fun inaccessibleClass(type: KType, role: String): String? {
         val kClass = type.classifier as? KClass<*>
-            ?: return "is a type parameter, which the snippets cannot refer to"
+            ?: return "$role $type is a type parameter, which the snippets cannot refer to"
         var javaClass: Class<*>? = kClass.java
         while (javaClass != null) {
+            val name = javaClass.canonicalName ?: javaClass.simpleName
             when {
-                javaClass.isAnonymousClass -> return "is an anonymous class, which the snippets cannot refer to"
-                javaClass.isLocalClass -> return "is a local class, which the snippets cannot refer to"
+                javaClass.isAnonymousClass -> return "$role ${kClass.java.name} is an anonymous class, which the snippets cannot refer to"
+                javaClass.isLocalClass -> return "$role ${javaClass.simpleName} is a local class, which the snippets cannot refer to"
                 !Modifier.isPublic(javaClass.modifiers) && !javaClass.isPrimitive ->
-                    return "is not public (${javaClass.name}), so the snippets cannot refer to it"
+                    return "$role $name is not public, so the snippets cannot refer to it"
             }
             javaClass = javaClass.enclosingClass
         }
-        if (kClass.qualifiedName == null) return "has no name the snippets can refer to"
-        if (kClass.visibility == kotlin.reflect.KVisibility.INTERNAL) return "is internal, so the snippets cannot refer to it"
+        if (kClass.visibility == kotlin.reflect.KVisibility.INTERNAL) {
+            return "$role ${kClass.qualifiedName} is internal, so the snippets cannot refer to it"
+        }
         for (argument in type.arguments) {
             val argumentType = argument.type ?: continue
-            inaccessibleClass(argumentType)?.let { return it }
+            inaccessibleClass(argumentType, "the type argument")?.let { return it }
         }
         return null
     }
@@ -134,7 +136,9 @@ internal object ProvidedProperties {
     /** The prelude snippet: one getter property per provided property, reading [ProvidedValues]. */
     fun prelude(sessionId: Long, properties: List<ScriptProperty<*>>): String = properties.joinToString("\n") { property ->
         val type = render(property.type)
-        "@Suppress(\"UNCHECKED_CAST\") val ${property.name}: $type get() = " +
+        // a getter of a value class type is declared unmangled but called mangled (a K2 REPL bug): name it
+        val jvmName = if ((property.type.classifier as KClass<*>).isValue) "@get:JvmName(\"${property.name}\") " else ""
+        "@Suppress(\"UNCHECKED_CAST\") $jvmName" + "val ${property.name}: $type get() = " +
             "${ProvidedValues::class.qualifiedName}.get(${sessionId}L, \"${property.name}\") as $type"
     }
 }

@@ -10,10 +10,8 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMessageCollector
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
-import org.kotlinllm.script.ScriptScope
 import java.io.File
 import kotlin.script.experimental.api.CompiledScript
-import kotlin.script.experimental.api.KotlinType
 import kotlin.script.experimental.api.ResultValue
 import kotlin.script.experimental.api.ResultWithDiagnostics
 import kotlin.script.experimental.api.ScriptCompilationConfiguration
@@ -21,7 +19,6 @@ import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
 import kotlin.script.experimental.api.defaultImports
-import kotlin.script.experimental.api.implicitReceivers
 import kotlin.script.experimental.api.repl
 import kotlin.script.experimental.api.with
 import kotlin.script.experimental.host.ScriptingHostConfiguration
@@ -68,7 +65,7 @@ internal sealed interface Evaluation {
  * a transactional history, so failed snippets leave nothing behind, and rollback of compiled snippets that are not
  * evaluated. Not thread-safe: used only on the session's thread.
  */
-internal class ReplCompilerHost(hostClassLoader: ClassLoader, scope: ScriptScope) : AutoCloseable {
+internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
     private val disposable: Disposable = Disposer.newDisposable("kotlin-llm session")
     private val messageCollector = ScriptDiagnosticsMessageCollector(null)
@@ -79,11 +76,15 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader, scope: ScriptScope
             "kotlinx.coroutines.*",
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
+            // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt
+            "org.kotlinllm.script.snippet.await",
+            "org.kotlinllm.script.snippet.launch",
+            "org.kotlinllm.script.snippet.async",
+            "org.kotlinllm.script.snippet.coroutineContext",
+            "org.kotlinllm.script.snippet.scriptScope",
         )
-        implicitReceivers(KotlinType(ScriptScope::class))
     }
     private val evaluationConfiguration = ScriptEvaluationConfiguration {
-        implicitReceivers(scope)
         jvm { baseClassLoader(hostClassLoader) }
     }
     private val hostConfiguration = ScriptingHostConfiguration(defaultJvmScriptingHostConfiguration) {
@@ -113,7 +114,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader, scope: ScriptScope
         else compilationConfiguration.with { updateClasspath(addedClasspath) }
         val started = System.nanoTime()
         val result = try {
-            callSuspending { compiler.compile(listOf(source), configuration) }
+            OutputRouting.toCompilerLog { callSuspending { compiler.compile(listOf(source), configuration) } }
         } catch (e: Throwable) {
             if (e is VirtualMachineError && e !is StackOverflowError) throw e
             forget(previous)

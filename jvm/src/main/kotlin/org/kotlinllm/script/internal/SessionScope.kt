@@ -22,8 +22,8 @@ internal class SessionScope(
 ) : ScriptScope() {
 
     private val supervisor = SupervisorJob()
-    private val outputElement: CoroutineContext = output?.let { OutputRouting.current.asContextElement(it) }
-        ?: kotlin.coroutines.EmptyCoroutineContext
+    private val outputElement: CoroutineContext = (output?.let { OutputRouting.current.asContextElement(it) }
+        ?: kotlin.coroutines.EmptyCoroutineContext) + currentScope.asContextElement(this)
 
     override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
         CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }
@@ -39,5 +39,24 @@ internal class SessionScope(
 
     fun cancel() {
         supervisor.cancel()
+        live -= this
+    }
+
+    /** Makes this the scope of the calling thread (the session's own). */
+    fun bindToCurrentThread() {
+        currentScope.set(this)
+        live += this
+    }
+
+    companion object {
+        private val currentScope = ThreadLocal<SessionScope?>()
+        private val live = java.util.concurrent.CopyOnWriteArraySet<SessionScope>()
+
+        /** The scope of the session running the calling code; on other threads the only live one. */
+        fun current(): SessionScope = currentScope.get() ?: live.singleOrNull()
+            ?: throw IllegalStateException(
+                "await, launch and async need the ScriptScope of a session: call them from a snippet, its coroutines, " +
+                    "or pass them scriptScope",
+            )
     }
 }

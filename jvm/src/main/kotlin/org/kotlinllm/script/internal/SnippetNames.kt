@@ -9,6 +9,8 @@ internal object SnippetNames {
     private val snippetClass = Regex("""^Snippet\d+$""")
     private val qualifier = Regex("""(?<![\p{L}\p{Nd}_$.])Snippet\d*[.$]""")
     private val lambdaMethod = Regex("""\${'$'}lambda(\${'$'}\d+)*$""")
+    /** `$$eval`, and the names its lambdas' methods are derived from (`_$_eval`, `__eval`). */
+    private val snippetBody = Regex("""[_$]+eval""")
     private val lambdaClassSuffix = Regex("""\$\d+$""")
 
     /** `Snippet1$Outer$Boom` → `Outer.Boom`; any other class name unchanged. */
@@ -44,7 +46,7 @@ internal object SnippetNames {
             }
         }
         method = lambdaMethod.replace(method, "").removeSuffix("\$default").substringBefore('-')
-        val function = if (method == "\$\$eval") "<snippet body>" else method
+        val function = if (snippetBody.matches(method)) "<snippet body>" else method
         return if (path.isEmpty() || function == "<snippet body>") function else "${path.replace('$', '.')}.$function"
     }
 }

@@ -30,7 +30,9 @@ internal class SnippetRunner(
     /** Compiles and evaluates a snippet the user does not see, e.g. the prelude of provided properties. */
     fun runHidden(fileName: String, code: String): ScriptResult = run(fileName, code)
 
-    fun run(fileName: String, code: String): ScriptResult {
+    fun run(fileName: String, text: String): ScriptResult {
+        // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
+        val code = text.replace("\r\n", "\n").replace('\r', '\n')
         val parsed = parser.parse(fileName, code)
         if (parsed.syntaxErrors.isNotEmpty()) {
             return ScriptResult.Error(

@@ -7,20 +7,29 @@ package org.kotlinllm.script.internal
  */
 internal class StackTraceRenderer(private val sources: SnippetSources) {
 
-    private data class Frame(val function: String, val fileName: String, val line: Int, val className: String)
+    private data class Frame(val function: String, val fileName: String, val line: Int, val jvmMethod: String)
 
     fun render(error: Throwable): String = buildString {
         val seen = HashSet<Throwable>()
         var current: Throwable? = error
         var first = true
         while (current != null && seen.add(current)) {
+            val cause = current.cause
+            // kotlinx.coroutines recovers stack traces by rethrowing a copy whose cause is the original
+            if (!first && isRecoveredCopy(current, seen)) {
+                current = cause
+                continue
+            }
             if (!first) append("\nCaused by: ")
             append(header(current))
             appendFrames(this, snippetFrames(current))
             first = false
-            current = current.cause
+            current = cause
         }
     }
+
+    private fun isRecoveredCopy(cause: Throwable, seen: Set<Throwable>): Boolean =
+        seen.any { it !== cause && it.javaClass == cause.javaClass && it.message == cause.message && it.cause === cause }
 
     /** `ExceptionClass: message`, the class named as declared in a snippet. */
     fun header(error: Throwable): String {
@@ -36,7 +45,7 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
             function = SnippetNames.function(element.className, element.methodName),
             fileName = fileName,
             line = sources.snippetLine(element.className, element.lineNumber),
-            className = element.className,
+            jvmMethod = "${element.className}.${element.methodName}",
         )
     }.let(::foldLambdas)
 
@@ -45,8 +54,8 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
         val folded = ArrayList<Frame>(frames.size)
         for (frame in frames) {
             val previous = folded.lastOrNull()
-            if (previous != null && previous.function == frame.function && previous.fileName == frame.fileName &&
-                previous.line == frame.line
+            if (previous != null && previous.jvmMethod != frame.jvmMethod && previous.function == frame.function &&
+                previous.fileName == frame.fileName && previous.line == frame.line
             ) continue
             folded += frame
         }

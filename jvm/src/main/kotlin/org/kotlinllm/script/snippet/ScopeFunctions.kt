@@ -1,0 +1,45 @@
+@file:JvmName("ScopeFunctions")
+
+package org.kotlinllm.script.snippet
+
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.CoroutineStart
+import kotlinx.coroutines.Deferred
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.async as asyncIn
+import kotlinx.coroutines.launch as launchIn
+import org.kotlinllm.script.ScriptScope
+import org.kotlinllm.script.internal.SessionScope
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+
+/*
+ * The ScriptScope of the running session, for the snippets, which import these functions by default.
+ *
+ * The K2 REPL compiler cannot compile a snippet function that refers to an implicit receiver of the script (its
+ * backend fails with "No mapping for symbol: SCRIPT_IMPLICIT_RECEIVER"), so a `fun fetch() = await { … }` would
+ * never compile if the ScriptScope were the snippets' implicit receiver. These functions reach it instead.
+ */
+
+/** The [ScriptScope] of the session whose code calls this. */
+public val scriptScope: ScriptScope get() = SessionScope.current()
+
+/** Runs the suspending [block] on the session's thread, blocking until it completes: see [ScriptScope.await]. */
+public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScope.current().await(block)
+
+/** Starts a coroutine that keeps running after the snippet, until it completes or the session is closed. */
+public fun launch(
+    context: CoroutineContext = EmptyCoroutineContext,
+    start: CoroutineStart = CoroutineStart.DEFAULT,
+    block: suspend CoroutineScope.() -> Unit,
+): Job = SessionScope.current().launchIn(context, start, block)
+
+/** Starts a coroutine computing a value in the session's scope, like `launch`. */
+public fun <T> async(
+    context: CoroutineContext = EmptyCoroutineContext,
+    start: CoroutineStart = CoroutineStart.DEFAULT,
+    block: suspend CoroutineScope.() -> T,
+): Deferred<T> = SessionScope.current().asyncIn(context, start, block)
+
+/** The coroutine context of the session's scope. */
+public val coroutineContext: CoroutineContext get() = SessionScope.current().coroutineContext
