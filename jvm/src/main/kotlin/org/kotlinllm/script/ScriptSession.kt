@@ -14,6 +14,7 @@ import org.kotlinllm.script.internal.SessionScope
 import org.kotlinllm.script.internal.SnippetRunner
 import org.kotlinllm.script.internal.StackTraceRenderer
 import org.kotlinllm.script.internal.SnippetSources
+import org.kotlinllm.script.snippet.Interruption
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -52,6 +53,7 @@ public class ScriptSession(
     /** The execution being evaluated, which cancellation may interrupt; guarded by [lock]. */
     private var evaluating: ScriptExecution? = null
     private var closed = false
+    @Volatile
     private lateinit var runner: SnippetRunner
 
     init {
@@ -166,6 +168,7 @@ public class ScriptSession(
             evaluating = null
             scope.snippetJob = null
             Thread.interrupted()
+            Interruption.clear(thread)
         }
     }
 
@@ -174,6 +177,7 @@ public class ScriptSession(
             if (evaluating !== execution) return
             logger.debug { "cancelling the snippet being evaluated in session $id" }
             scope.snippetJob?.cancel()
+            Interruption.request(thread)
             thread.interrupt()
         }
     }
@@ -182,6 +186,17 @@ public class ScriptSession(
         val text = StackTraceRenderer(SnippetSources()).header(error)
         outputTarget?.write(OutputChunk.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
     }
+
+    /**
+     * Completions at [cursor] (a UTF-16 offset) of [code]: names declared by the snippets, provided properties,
+     * scope functions and keywords, or after a dot the members of the current value of a property or object.
+     */
+    public fun complete(code: String, cursor: Int): Completion =
+        if (::runner.isInitialized) runner.completer.complete(code, cursor) else Completion(emptyList(), cursor, cursor)
+
+    /** The declaration of the name at [cursor] of [code], and the current value of a property; null if unknown. */
+    public fun inspect(code: String, cursor: Int): String? =
+        if (::runner.isInitialized) runner.completer.inspect(code, cursor) else null
 
     /** Cancels launched coroutines and releases the compiler and the session's thread. */
     override fun close() {

@@ -75,6 +75,25 @@ class ThreadingTest {
     }
 
     @Test
+    fun `cancelling interrupts a busy loop that never checks for interrupts`() = runBlocking {
+        val started = session.execute("val loopStarted = java.util.concurrent.CountDownLatch(1)\nloopStarted").assertValue().value
+            as java.util.concurrent.CountDownLatch
+        session.execute("var spins = 0L").assertValue()
+        val execution = session.executeAsync("loopStarted.countDown()\nwhile (true) { spins++ }")
+        assertTrue(started.await(60, TimeUnit.SECONDS))
+        Thread.sleep(100)
+        execution.cancel(true)
+        val error = execution.settled.get(10, TimeUnit.SECONDS)!!.assertError(ExecutionPhase.EVALUATION)
+        assertEquals(
+            "java.lang.InterruptedException: the snippet was cancelled while running\n" +
+                "  at <snippet body>(snippet${session.lastSnippetNumber}.kts:2)\n  | while (true) { spins++ }",
+            error.message,
+        )
+        assertTrue(session.execute("spins").assertValue().value as Long > 0)
+        assertEquals(2, session.execute("var n = 0\nwhile (n < 2) { n++ }\nn").assertValue().value, "loops still run")
+    }
+
+    @Test
     fun `cancelling the caller of execute cancels await`() = runBlocking {
         session.execute("val awaitGate = java.util.concurrent.CountDownLatch(1)").assertValue()
         val gate = session.execute("awaitGate").assertValue().value as java.util.concurrent.CountDownLatch

@@ -126,7 +126,10 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         return when (result) {
             is ResultWithDiagnostics.Success -> {
                 val module = (result.value.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
-                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), module?.compilerOutputFiles.orEmpty())
+                val classFiles = module?.compilerOutputFiles.orEmpty()
+                (classFiles as? MutableMap<String, ByteArray>)?.let(LoopInterruption::instrument)
+                    ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
+                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles)
             }
             is ResultWithDiagnostics.Failure -> {
                 forget(previous)
@@ -169,6 +172,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             }
         }
     }
+
+    /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */
+    fun lastEvaluatedClass(): Class<*>? = evaluator.lastEvaluatedSnippet?.get()?.result?.scriptClass?.java
 
     private fun forget(previous: LinkedSnippetImpl<CompiledScript>?) {
         history.rollback()

@@ -25,6 +25,10 @@ internal class SnippetRunner(
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
+    private val symbols = SessionSymbols()
+
+    /** Completion and inspection over what the snippets declared; safe to use from any thread. */
+    val completer = Completer(symbols)
     private var classDirectories: File? = null
 
     /** Compiles and evaluates a snippet the user does not see, e.g. the prelude of provided properties. */
@@ -67,6 +71,7 @@ internal class SnippetRunner(
         }
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)
+            symbols.declared(parsed, compilerHost.lastEvaluatedClass())
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }
         return when (evaluation) {

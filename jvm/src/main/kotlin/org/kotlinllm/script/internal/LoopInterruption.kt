@@ -1,0 +1,59 @@
+package org.kotlinllm.script.internal
+
+import org.jetbrains.org.objectweb.asm.ClassReader
+import org.jetbrains.org.objectweb.asm.ClassVisitor
+import org.jetbrains.org.objectweb.asm.ClassWriter
+import org.jetbrains.org.objectweb.asm.Label
+import org.jetbrains.org.objectweb.asm.MethodVisitor
+import org.jetbrains.org.objectweb.asm.Opcodes
+import org.kotlinllm.script.snippet.Interruption
+
+/**
+ * Rewrites the class files of a compiled snippet so that every loop calls [Interruption.check] once per iteration,
+ * before its backward jump, which makes busy loops cancellable on every JDK.
+ */
+internal object LoopInterruption {
+
+    private val owner = Interruption::class.java.name.replace('.', '/')
+
+    /** Instruments the class files of [classFiles] in place; the compiler's class loader reads them from there. */
+    fun instrument(classFiles: MutableMap<String, ByteArray>) {
+        for ((path, bytes) in classFiles.entries.toList()) {
+            if (path.endsWith(".class")) classFiles[path] = instrument(bytes)
+        }
+    }
+
+    fun instrument(bytes: ByteArray): ByteArray {
+        val reader = ClassReader(bytes)
+        val writer = ClassWriter(reader, 0)
+        var changed = false
+        reader.accept(object : ClassVisitor(Opcodes.ASM9, writer) {
+            override fun visitMethod(
+                access: Int, name: String?, descriptor: String?, signature: String?, exceptions: Array<out String>?,
+            ): MethodVisitor {
+                val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+                return object : MethodVisitor(Opcodes.ASM9, next) {
+                    private val visited = HashSet<Label>()
+
+                    override fun visitLabel(label: Label) {
+                        visited += label
+                        super.visitLabel(label)
+                    }
+
+                    override fun visitJumpInsn(opcode: Int, label: Label) {
+                        if (label in visited) {
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "check", "()V", false)
+                            changed = true
+                        }
+                        super.visitJumpInsn(opcode, label)
+                    }
+
+                    override fun visitMaxs(maxStack: Int, maxLocals: Int) {
+                        super.visitMaxs(maxStack, maxLocals)
+                    }
+                }
+            }
+        }, 0)
+        return if (changed) writer.toByteArray() else bytes
+    }
+}

@@ -1,0 +1,36 @@
+package org.kotlinllm.script.snippet
+
+import java.util.concurrent.ConcurrentHashMap
+
+/**
+ * Lets a cancelled snippet stop inside a loop that neither blocks nor checks for interrupts: the engine inserts a
+ * call of [check] before every backward jump of the snippets' bytecode. `Thread.stop` is gone from JDK 20 on, so
+ * without this a busy loop could only end with its process. Public only because compiled snippets call it.
+ */
+public object Interruption {
+
+    private val cancelled: MutableSet<Thread> = ConcurrentHashMap.newKeySet()
+
+    @Volatile
+    private var anyCancelled = false
+
+    /** Throws [InterruptedException] if the snippet running on this thread was cancelled. */
+    @JvmStatic
+    public fun check() {
+        if (!anyCancelled) return
+        val thread = Thread.currentThread()
+        if (cancelled.remove(thread)) {
+            anyCancelled = cancelled.isNotEmpty()
+            throw InterruptedException("the snippet was cancelled while running")
+        }
+    }
+
+    internal fun request(thread: Thread) {
+        cancelled += thread
+        anyCancelled = true
+    }
+
+    internal fun clear(thread: Thread) {
+        if (cancelled.remove(thread)) anyCancelled = cancelled.isNotEmpty()
+    }
+}
