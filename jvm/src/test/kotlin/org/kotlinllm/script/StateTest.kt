@@ -72,6 +72,18 @@ class StateTest {
     }
 
     @Test
+    fun `a failing first snippet leaves nothing behind and breaks nothing`() = runBlocking {
+        ScriptSession().use { fresh ->
+            fresh.execute("val y = 2\nclass FirstClass\nasdf").assertError(ExecutionPhase.COMPILATION)
+            val unresolved = fresh.execute("y").assertError(ExecutionPhase.COMPILATION)
+            assertEquals("snippet2.kts:1:1: error: Unresolved reference 'y'.\n  | <error>y</error>", unresolved.message)
+            fresh.execute("val z = 3").assertValue()
+            assertEquals(3, fresh.execute("z").assertValue().value)
+            assertEquals("ok", fresh.execute("class FirstClass { override fun toString() = \"ok\" }\nFirstClass().toString()").assertValue().value)
+        }
+    }
+
+    @Test
     fun `twenty failed snippets in a row leave the session working`() {
         repeat(20) { i -> run("val failing$i = 1\nnotDeclared$i()").assertError(ExecutionPhase.COMPILATION) }
         assertEquals(3, value("1 + 2"))

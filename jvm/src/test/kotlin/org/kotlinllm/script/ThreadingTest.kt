@@ -2,6 +2,7 @@ package org.kotlinllm.script
 
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.launch
@@ -163,6 +164,23 @@ class ThreadingTest {
             throw AssertionError("a closed session takes no snippets")
         } catch (e: IllegalStateException) {
             assertEquals("the session is closed", e.message)
+        }
+    }
+
+    @Test
+    fun `launch uses the dispatcher given to the session`() = runBlocking {
+        val executor = java.util.concurrent.Executors.newSingleThreadExecutor { Thread(it, "custom-dispatcher") }
+        try {
+            ScriptSession(dispatcher = executor.asCoroutineDispatcher()).use { custom ->
+                val name = custom.execute(
+                    "val where = java.util.concurrent.CompletableFuture<String>()\n" +
+                        "launch { where.complete(Thread.currentThread().name) }\nwhere.get(30, java.util.concurrent.TimeUnit.SECONDS)",
+                ).assertValue().value as String
+                // with assertions on, kotlinx.coroutines appends the coroutine's name to the thread's
+                assertTrue(name.startsWith("custom-dispatcher"), name)
+            }
+        } finally {
+            executor.shutdownNow()
         }
     }
 
