@@ -5,6 +5,7 @@ import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.future.await
+import org.kotlinllm.script.dependencies.SessionDependencies
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
@@ -68,7 +69,12 @@ public class ScriptSession(
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
             val hostLoader = ScriptSession::class.java.classLoader
-            runner = SnippetRunner(ReplCompilerHost(hostLoader), ::evaluationStarts, ::evaluationEnds)
+            runner = SnippetRunner(
+                ReplCompilerHost(hostLoader),
+                SessionDependencies(configuration, hostLoader),
+                ::evaluationStarts,
+                ::evaluationEnds,
+            )
             val result = runner.runHidden("session_$id.kts", prelude)
             if (result is ScriptResult.Error) logger.error { "the prelude of session $id failed:\n${result.message}" }
         }

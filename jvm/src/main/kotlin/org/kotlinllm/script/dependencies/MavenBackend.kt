@@ -18,9 +18,10 @@ internal interface MavenBackend : AutoCloseable {
     /**
      * Resolves [coordinates] (`group:artifact[:extension[:classifier]]:version`) and its compile and runtime
      * dependencies from [repositories] only, into the local repository. Never throws for resolution problems.
-     * [onActivity] is called with a repository URL whenever a transfer starts or progresses.
+     * [onTransfer] is called with a repository URL and whether the repository answered (`true` when a transfer
+     * started, progressed or succeeded; `false` when one was asked for or failed).
      */
-    fun resolve(coordinates: String, repositories: List<RepositorySpec>, onActivity: (String) -> Unit): BackendResult
+    fun resolve(coordinates: String, repositories: List<RepositorySpec>, onTransfer: (String, Boolean) -> Unit): BackendResult
 }
 
 /** Settings that a [MavenBackend] is created with. */

@@ -1,6 +1,7 @@
 package org.kotlinllm.script.dependencies
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import java.io.File
 import java.nio.file.Path
 import kotlin.io.path.isDirectory
 import kotlin.io.path.isRegularFile
@@ -12,11 +13,14 @@ private val logger = KotlinLogging.logger {}
 /**
  * Finds maven-resolver's jars and creates [MavenBackend]s in one [ResolverClassLoader] per process.
  *
- * The jars are in the directory named by the system property [DIRECTORY_PROPERTY], else in `resolver-lib/` next to
- * the engine's jar (or next to its `classes/` directory): `jvm/pom.xml` copies them to `target/resolver-lib/`. The
- * resource [LIST_RESOURCE], written by the same build, names the jars to load.
+ * The jars are, in this order of precedence: those listed by the system property [CLASSPATH_PROPERTY]
+ * (separated by `File.pathSeparator`); those of the directory named by [DIRECTORY_PROPERTY]; or those of
+ * `resolver-lib/` next to the engine's jar (or next to its `classes/` directory): `jvm/pom.xml` copies them to
+ * `target/resolver-lib/`. In a directory, the resource [LIST_RESOURCE], written by the same build, names the jars to
+ * load, so stale jars of older versions are never picked up.
  */
 internal object ResolverLibrary {
+    const val CLASSPATH_PROPERTY: String = "kotlinllm.resolver.classpath"
     const val DIRECTORY_PROPERTY: String = "kotlinllm.resolver.lib"
     const val DIRECTORY_NAME: String = "resolver-lib"
     private const val LIST_RESOURCE = "resolver-lib.txt"
@@ -34,17 +38,20 @@ internal object ResolverLibrary {
     }
 
     private fun createLoader(): ResolverClassLoader {
-        val directory = directory()
+        val listed = System.getProperty(CLASSPATH_PROPERTY)?.split(File.pathSeparatorChar)?.filter { it.isNotBlank() }
+        val jars = if (!listed.isNullOrEmpty()) listed.map { Path.of(it) } else jarsIn(directory())
+        val missing = jars.firstOrNull { !it.isRegularFile() }
+        if (missing != null) throw IllegalStateException("the Maven resolver's jars are missing ($missing not found)")
+        logger.debug { "Maven resolver: ${jars.size} jars: ${jars.joinToString { it.fileName.toString() }}" }
+        return ResolverClassLoader(jars.map { it.toUri().toURL() }, ResolverLibrary::class.java.classLoader)
+    }
+
+    private fun jarsIn(directory: Path): List<Path> {
         val jars = jarNames()?.map { directory.resolve(it) }
             ?: directory.takeIf { it.isDirectory() }?.listDirectoryEntries("*.jar")?.sorted()
             ?: emptyList()
-        val missing = jars.filterNot { it.isRegularFile() }
-        if (jars.isEmpty() || missing.isNotEmpty()) {
-            val what = missing.firstOrNull() ?: directory
-            throw IllegalStateException("the Maven resolver's jars are missing ($what not found)")
-        }
-        logger.debug { "Maven resolver: ${jars.size} jars from $directory" }
-        return ResolverClassLoader(jars.map { it.toUri().toURL() }, ResolverLibrary::class.java.classLoader)
+        if (jars.isEmpty()) throw IllegalStateException("the Maven resolver's jars are missing ($directory has none)")
+        return jars
     }
 
     private fun directory(): Path {

@@ -108,10 +108,12 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         addedClasspath += entries
     }
 
-    fun compile(source: SourceCode): Compilation {
+    /** Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets). */
+    fun compile(source: SourceCode, extraClasspath: List<File> = emptyList()): Compilation {
         val previous = state.lastCompiledSnippet
-        val configuration = if (addedClasspath.isEmpty()) compilationConfiguration
-        else compilationConfiguration.with { updateClasspath(addedClasspath) }
+        val classpath = addedClasspath + extraClasspath
+        val configuration = if (classpath.isEmpty()) compilationConfiguration
+        else compilationConfiguration.with { updateClasspath(classpath) }
         val started = System.nanoTime()
         val result = try {
             OutputRouting.toCompilerLog { callSuspending { compiler.compile(listOf(source), configuration) } }
@@ -129,6 +131,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
                 val classFiles = module?.compilerOutputFiles.orEmpty()
                 (classFiles as? MutableMap<String, ByteArray>)?.let(LoopInterruption::instrument)
                     ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
+                addedClasspath += extraClasspath
                 Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles)
             }
             is ResultWithDiagnostics.Failure -> {
@@ -149,13 +152,18 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun evaluate(compiled: Compilation.Compiled): Evaluation {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
         val started = System.nanoTime()
+        val thread = Thread.currentThread()
+        val contextLoader = thread.contextClassLoader
         val result = try {
+            // libraries of @file:DependsOn find their resources and services through the context class loader
+            snippetClassLoader(compiled)?.let { thread.contextClassLoader = it }
             callSuspending { evaluator.eval(compiled.snippet, evaluationConfiguration) }
         } catch (e: Throwable) {
             if (e is VirtualMachineError && e !is StackOverflowError) throw e
             forget(previous)
             return Evaluation.Broken("the evaluator failed: $e", e)
         } finally {
+            thread.contextClassLoader = contextLoader
             logger.debug { "evaluated in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         history.commit()
@@ -171,6 +179,15 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
                 is ResultValue.NotEvaluated -> Evaluation.Broken("the snippet was not evaluated", null)
             }
         }
+    }
+
+    /** The class loader the evaluator will load the snippet with (it keeps it in the evaluation configuration). */
+    private fun snippetClassLoader(compiled: Compilation.Compiled): ClassLoader? = try {
+        val script = compiled.snippet.get()
+        (callSuspending { script.getClass(evaluationConfiguration) } as? ResultWithDiagnostics.Success)?.value?.java?.classLoader
+    } catch (e: Exception) {
+        logger.debug(e) { "no class loader for the snippet before evaluating it" }
+        null
     }
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */

@@ -3,6 +3,11 @@ package org.kotlinllm.script.internal
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
+import org.kotlinllm.script.dependencies.DependencyResolution
+import org.kotlinllm.script.dependencies.LatestVersion
+import org.kotlinllm.script.dependencies.LatestVersionRule
+import org.kotlinllm.script.dependencies.Messages
+import org.kotlinllm.script.dependencies.SessionDependencies
 import java.io.File
 import java.nio.file.Files
 import kotlin.script.experimental.api.ScriptDiagnostic
@@ -17,6 +22,7 @@ private val logger = KotlinLogging.logger {}
  */
 internal class SnippetRunner(
     private val compilerHost: ReplCompilerHost,
+    private val dependencies: SessionDependencies,
     private val beforeEvaluation: () -> Unit,
     private val afterEvaluation: () -> Unit,
 ) : AutoCloseable {
@@ -44,25 +50,61 @@ internal class SnippetRunner(
                 DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors),
             )
         }
-        val compilation = compilerHost.compile(code.toScriptSource(fileName))
+        val resolution = try {
+            dependencies.resolve(parsed.file)
+        } catch (_: InterruptedException) {
+            return ScriptResult.Error(ExecutionPhase.COMPILATION, "$fileName: error: resolving the dependencies was cancelled")
+        }
+        val resolved = when (resolution) {
+            is DependencyResolution.Failed -> return ScriptResult.Error(
+                ExecutionPhase.COMPILATION,
+                DiagnosticRenderer.render(fileName, parsed.source, resolution.diagnostics),
+            )
+            is DependencyResolution.Resolved -> resolution
+            DependencyResolution.None -> null
+        }
+        val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
+        val compilation = compilerHost.compile(code.toScriptSource(fileName), resolved?.classpath.orEmpty())
         return when (compilation) {
             is Compilation.Crashed -> ScriptResult.Error(
                 ExecutionPhase.COMPILATION,
-                DiagnosticRenderer.render(fileName, parsed.source, limitations.compilerCrash(compilation.cause, parsed)),
+                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
             is Compilation.Failed -> ScriptResult.Error(
                 ExecutionPhase.COMPILATION,
-                DiagnosticRenderer.render(fileName, parsed.source, diagnostics(compilation.diagnostics, parsed, fileName)),
+                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, parsed, fileName)),
             )
-            is Compilation.Compiled -> evaluate(fileName, parsed, compilation)
+            is Compilation.Compiled -> {
+                resolved?.commit?.invoke()
+                evaluate(fileName, parsed, compilation, resolved, versionNotes)
+            }
         }
     }
 
-    private fun evaluate(fileName: String, parsed: ParsedSnippet, compiled: Compilation.Compiled): ScriptResult {
+    /**
+     * "Resolved 'g:a' to …" at the `@file:DependsOn` naming it: a failed snippet tells the versions it chose, as the
+     * LLM might not know their API.
+     */
+    private fun versionNotes(versions: Map<String, String>, source: SourceText): List<Diagnostic> =
+        versions.map { (coordinates, version) ->
+            val at = source.text.indexOf("\"$coordinates\"")
+            val range = if (at < 0) null else source.range(at, at + coordinates.length + 2)
+            val chosen = LatestVersion(version, LatestVersionRule.isPreRelease(version))
+            Diagnostic(Severity.WARNING, Messages.latestVersion(coordinates, chosen), range)
+        }
+
+    private fun evaluate(
+        fileName: String,
+        parsed: ParsedSnippet,
+        compiled: Compilation.Compiled,
+        resolved: DependencyResolution.Resolved?,
+        versionNotes: List<Diagnostic>,
+    ): ScriptResult {
         sources.add(fileName, parsed.source, compiled.classFiles)
-        val warnings = diagnostics(compiled.diagnostics, parsed, fileName)
+        val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, parsed, fileName))
             .filter { it.severity == Severity.WARNING }
             .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+        val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         beforeEvaluation()
         val evaluation = try {
             compilerHost.evaluate(compiled)
@@ -75,14 +117,17 @@ internal class SnippetRunner(
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }
         return when (evaluation) {
-            is Evaluation.Returned -> ScriptResult.Value(ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings)
-            Evaluation.NoValue -> ScriptResult.Value(Unit, warnings)
+            is Evaluation.Returned -> ScriptResult.Value(
+                ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings, resolvedVersions,
+            )
+            Evaluation.NoValue -> ScriptResult.Value(Unit, warnings, resolvedVersions)
             is Evaluation.Threw -> ScriptResult.Error(
                 ExecutionPhase.EVALUATION,
                 buildString {
                     append(stackTraces.render(evaluation.error))
                     limitations.runtimeHint(evaluation.error)?.let { append("\nhint: ").append(it) }
-                    if (warnings.isNotEmpty()) append("\n\n").append(warnings.joinToString("\n\n"))
+                    val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+                    if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
                 },
             )
             is Evaluation.Broken -> ScriptResult.Error(
@@ -126,6 +171,7 @@ internal class SnippetRunner(
     }
 
     override fun close() {
+        dependencies.close()
         compilerHost.close()
         classDirectories?.deleteRecursively()
     }

@@ -1,10 +1,7 @@
 package org.kotlinllm.script.dependencies.maven
 
 import io.github.oshai.kotlinlogging.KotlinLogging
-import org.apache.maven.model.building.DefaultModelProcessor
-import org.apache.maven.model.io.DefaultModelReader
-import org.apache.maven.model.locator.DefaultModelLocator
-import org.apache.maven.model.superpom.DefaultSuperPomProvider
+import org.apache.maven.model.interpolation.ModelInterpolator
 import org.eclipse.aether.ConfigurationProperties
 import org.eclipse.aether.RepositoryException
 import org.eclipse.aether.RepositorySystem
@@ -43,19 +40,21 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
     private val system: RepositorySystem = RepositorySystemSupplier().get()
     private val versionScheme = GenericVersionScheme()
 
-    override val centralUrl: String = superPomCentralUrl()
+    override val centralUrl: String = centralRepositoryUrl()
 
     override val versionOrder: Comparator<String> =
         Comparator { a, b -> versionScheme.parseVersion(a).compareTo(versionScheme.parseVersion(b)) }
 
-    override fun resolve(coordinates: String, repositories: List<RepositorySpec>, onActivity: (String) -> Unit): BackendResult {
+    override fun resolve(coordinates: String, repositories: List<RepositorySpec>, onTransfer: (String, Boolean) -> Unit): BackendResult {
         val remotes = repositories.map(::remoteRepository)
         val (result, took) = measureTimedValue {
-            newSession(onActivity).use { session ->
+            newSession(onTransfer).use { session ->
                 try {
-                    val root = Dependency(DefaultArtifact(coordinates), JavaScopes.COMPILE)
+                    // the snippet is the project and the artifact its direct dependency, as in a POM: so optional
+                    // and test dependencies of the artifact are left out, as Maven does
+                    val direct = Dependency(DefaultArtifact(coordinates), JavaScopes.COMPILE)
                     val request = DependencyRequest(
-                        CollectRequest(root, remotes),
+                        CollectRequest(listOf(direct), emptyList(), remotes),
                         DependencyFilterUtils.classpathFilter(JavaScopes.RUNTIME),
                     )
                     val artifacts = system.resolveDependencies(session, request).artifactResults.mapNotNull { it.artifact }
@@ -72,10 +71,15 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
     }
 
     override fun close() {
-        system.shutdown()
+        try {
+            system.shutdown()
+        } catch (e: RuntimeException) {
+            // a resolution abandoned for silence may still hold its session; it ends by its own timeouts
+            logger.debug(e) { "Maven resolver shut down with a resolution still running" }
+        }
     }
 
-    private fun newSession(onActivity: (String) -> Unit): RepositorySystemSession.CloseableSession =
+    private fun newSession(onTransfer: (String, Boolean) -> Unit): RepositorySystemSession.CloseableSession =
         SessionBuilderSupplier(system).get()
             // "simple": a jar in the local repository is used whichever repository it came from
             .withLocalRepositories(LocalRepository(settings.localRepository, "simple"))
@@ -89,7 +93,7 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
             .setArtifactDescriptorPolicy(SimpleArtifactDescriptorPolicy(true, false))
             // an interactive session retries what failed before, instead of caching the failure for a day
             .setUpdatePolicy(RepositoryPolicy.UPDATE_POLICY_ALWAYS)
-            .setTransferListener(ActivityListener(onActivity))
+            .setTransferListener(TransferSignals(onTransfer))
             .build()
 
     private fun remoteRepository(spec: RepositorySpec): RemoteRepository =
@@ -107,22 +111,19 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
         )
     }
 
-    private class ActivityListener(private val onActivity: (String) -> Unit) : AbstractTransferListener() {
-        override fun transferInitiated(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
-        override fun transferStarted(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
-        override fun transferProgressed(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
-        override fun transferSucceeded(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
-        override fun transferFailed(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
-        override fun transferCorrupted(event: TransferEvent) = onActivity(event.resource.repositoryUrl)
+    /** Tells which repository is being asked, and whether it answers. */
+    private class TransferSignals(private val onTransfer: (String, Boolean) -> Unit) : AbstractTransferListener() {
+        override fun transferInitiated(event: TransferEvent) = onTransfer(event.resource.repositoryUrl, false)
+        override fun transferStarted(event: TransferEvent) = onTransfer(event.resource.repositoryUrl, true)
+        override fun transferProgressed(event: TransferEvent) = onTransfer(event.resource.repositoryUrl, true)
+        override fun transferSucceeded(event: TransferEvent) = onTransfer(event.resource.repositoryUrl, true)
+        override fun transferFailed(event: TransferEvent) = onTransfer(event.resource.repositoryUrl, false)
     }
 
     private companion object {
-        /** Maven Central as Maven's own super POM (in maven-model-builder) declares it, so no URL is written here. */
-        fun superPomCentralUrl(): String {
-            val processor = DefaultModelProcessor().setModelReader(DefaultModelReader()).setModelLocator(DefaultModelLocator())
-            val superPom = DefaultSuperPomProvider().setModelProcessor(processor).getSuperModel("4.0.0")
-            val central = superPom.repositories.firstOrNull { it.id == "central" } ?: superPom.repositories.first()
-            return central.url
-        }
+        /** Maven Central as Maven's model builder defines it for the super POM, with Maven's own override property. */
+        fun centralRepositoryUrl(): String =
+            System.getProperty(ModelInterpolator.MAVEN_REPO_CENTRAL_KEY)?.takeIf { it.isNotBlank() }
+                ?: ModelInterpolator.DEFAULT_MAVEN_REPO_CENTRAL_URL
     }
 }

@@ -1,0 +1,68 @@
+package org.kotlinllm.script.dependencies
+
+import kotlin.time.Duration
+
+/** The texts of the dependency diagnostics: one line each, the cause without stack traces. */
+internal object Messages {
+    fun latestVersion(module: String, chosen: LatestVersion): String {
+        val kind = if (chosen.preRelease) "pre-release" else "stable"
+        return "Resolved '$module' to its latest $kind version '${chosen.version}'"
+    }
+
+    fun sessionVersion(module: String, version: String): String =
+        "Resolved '$module' to version '$version', which this session already uses"
+
+    fun invalidCoordinates(text: String): String =
+        "Invalid Maven coordinates '$text': expected 'group:artifact:version', or 'group:artifact' for its latest version"
+
+    fun invalidRepository(text: String): String =
+        "Invalid repository '$text': expected an http://, https:// or file: URL, or an existing directory"
+
+    fun notLiteral(annotation: String): String =
+        "The arguments of @file:$annotation must be string literals, without templates"
+
+    fun optionsIgnored(annotation: String): String =
+        "The options of @file:$annotation are not supported and were ignored"
+
+    fun resolverMissing(cause: String): String = "Cannot resolve dependencies: $cause"
+
+    const val RESOLVER_MISSING_HINT: String =
+        "build jvm/ with Maven (it fills target/${ResolverLibrary.DIRECTORY_NAME}), " +
+            "or set -D${ResolverLibrary.DIRECTORY_PROPERTY} to that directory"
+
+    fun notFound(root: String, artifact: String, isRoot: Boolean, repositories: List<String>): String {
+        val where = repositories.joinToString(", ")
+        return if (isRoot) "Cannot resolve '$root': not found in $where"
+        else "Cannot resolve '$root': its dependency '$artifact' was not found in $where"
+    }
+
+    fun noVersions(module: String, repositories: List<String>): String =
+        "Cannot resolve '$module': no maven-metadata.xml lists its versions in ${repositories.joinToString(", ")}"
+
+    fun onlySnapshots(module: String, snapshots: List<String>): String =
+        "Cannot resolve '$module': only SNAPSHOT versions are listed (${snapshots.joinToString(", ")}); declare one with its version"
+
+    fun unreachable(subject: String, repository: String, cause: String): String =
+        "Cannot resolve '$subject': cannot connect to $repository: $cause"
+
+    fun timedOut(subject: String, repository: String, timeout: Duration): String =
+        "Cannot resolve '$subject': $repository did not answer within ${seconds(timeout)}"
+
+    fun failed(subject: String, repository: String?, cause: String): String =
+        if (repository == null) "Cannot resolve '$subject': $cause" else "Cannot resolve '$subject' from $repository: $cause"
+
+    fun multiplatformHint(coordinates: MavenCoordinates): String {
+        val jvm = coordinates.copy(artifactId = coordinates.artifactId + "-jvm")
+        return "'$coordinates' has a POM but no jar: for a Kotlin Multiplatform library, " +
+            "depend on its JVM artifact, e.g. @file:DependsOn(\"$jvm\")"
+    }
+
+    fun providedByHost(artifact: ResolvedArtifact, provider: String): String =
+        "Left out '${artifact.coordinates}': the host provides its classes ($provider), which are used instead"
+
+    fun alreadyLoaded(artifact: ResolvedArtifact, loadedVersion: String): String =
+        "Left out '${artifact.coordinates}': this session already loaded version '$loadedVersion', which is used instead"
+
+    private fun seconds(duration: Duration): String =
+        if (duration.inWholeMilliseconds % 1000 == 0L) "${duration.inWholeSeconds} s" else "${duration.inWholeMilliseconds} ms"
+}

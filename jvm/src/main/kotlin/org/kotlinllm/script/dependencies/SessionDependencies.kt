@@ -1,0 +1,200 @@
+package org.kotlinllm.script.dependencies
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.jetbrains.kotlin.psi.KtFile
+import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.internal.Diagnostic
+import org.kotlinllm.script.internal.Severity
+import org.kotlinllm.script.internal.SourceRange
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.measureTimedValue
+
+private val logger = KotlinLogging.logger {}
+
+/**
+ * The `@file:DependsOn` / `@file:Repository` support of one session: reads a snippet's annotations before it is
+ * compiled, resolves them with Maven, and keeps what committed snippets loaded.
+ *
+ * Repositories are those declared by this and earlier (committed) snippets, or, while none is declared,
+ * [SessionConfiguration.defaultRepositories] (empty: Maven Central). Jars the host already provides are left out.
+ */
+internal class SessionDependencies(
+    configuration: SessionConfiguration,
+    hostClassLoader: ClassLoader,
+) : AutoCloseable {
+    private val timeout = configuration.resolutionTimeout
+    private val settings = BackendSettings(
+        localRepository = configuration.localRepository,
+        connectTimeoutMillis = timeout.inWholeMilliseconds.toInt(),
+        requestTimeoutMillis = timeout.inWholeMilliseconds.toInt(),
+    )
+    private val defaultRepositories = configuration.defaultRepositories
+    private val hostLibraries = HostLibraries(hostClassLoader)
+    private val metadata = MetadataVersions(timeout)
+    private val watchdog = SilenceWatchdog(timeout + WATCHDOG_GRACE)
+    private val state = DependencyState()
+    private var backendResult: Result<MavenBackend>? = null
+
+    /** Reads the `@file:DependsOn` / `@file:Repository` annotations of the parsed snippet and resolves them. Blocking. */
+    fun resolve(file: KtFile): DependencyResolution {
+        val declared = DeclaredAnnotations.read(file)
+        if (declared.isEmpty) return DependencyResolution.None
+        val (resolution, took) = measureTimedValue { SnippetResolution(declared).run() }
+        logger.debug { "Dependencies of ${file.name} in $took: ${resolution.javaClass.simpleName}" }
+        return resolution
+    }
+
+    override fun close() {
+        watchdog.close()
+        backendResult?.getOrNull()?.close()
+    }
+
+    private fun backend(): Result<MavenBackend> =
+        backendResult ?: ResolverLibrary.newBackend(settings).also { backendResult = it }
+
+    /** The resolution of one snippet; changes nothing in [state] until its commit. */
+    private inner class SnippetResolution(private val declared: DeclaredAnnotations) {
+        private val errors = mutableListOf<Diagnostic>()
+        private val warnings = mutableListOf<Diagnostic>()
+        private val versionNotes = mutableListOf<Diagnostic>()
+        private val chosenVersions = linkedMapOf<String, String>()
+        private val resolvedVersions = linkedMapOf<String, String>()
+
+        fun run(): DependencyResolution {
+            for (problem in declared.problems) {
+                if (problem.isError) errors += error(Messages.notLiteral(problem.annotation), problem.range)
+                else warnings += warning(Messages.optionsIgnored(problem.annotation), problem.range)
+            }
+            val newRepositories = declared.repositories.mapNotNull { declaredRepository ->
+                RepositoryUrls.normalize(declaredRepository.value)
+                    ?: null.also { errors += error(Messages.invalidRepository(declaredRepository.value), declaredRepository.range) }
+            }.filterNot { it in state.repositories }.distinct()
+            val dependencies = declared.dependencies.mapNotNull { dependency ->
+                MavenCoordinates.parse(dependency.value)?.let { it to dependency.range }
+                    ?: null.also { errors += error(Messages.invalidCoordinates(dependency.value), dependency.range) }
+            }
+            if (errors.isNotEmpty()) return DependencyResolution.Failed(errors + warnings)
+            if (dependencies.isEmpty()) return resolved(newRepositories, emptyList())
+
+            val backend = backend().getOrElse { cause ->
+                val message = Messages.resolverMissing(cause.message ?: cause.javaClass.simpleName)
+                return DependencyResolution.Failed(dependencies.map { (_, range) -> error(message, range, Messages.RESOLVER_MISSING_HINT) })
+            }
+            val repositories = (state.repositories + newRepositories).ifEmpty { defaultRepositories }
+                .ifEmpty { listOf(backend.centralUrl) }
+            val lookup = LatestVersionLookup(metadata, LatestVersionRule(backend.versionOrder), timeout)
+            val artifacts = dependencies.flatMap { (coordinates, range) ->
+                val versioned = withVersion(coordinates, range, repositories, lookup) ?: return@flatMap emptyList()
+                resolveOne(backend, versioned, range, repositories).map { it to range }
+            }
+            if (errors.isNotEmpty()) return DependencyResolution.Failed(versionNotes + errors + warnings)
+            return resolved(newRepositories, artifacts)
+        }
+
+        private fun withVersion(
+            coordinates: MavenCoordinates,
+            range: SourceRange,
+            repositories: List<String>,
+            lookup: LatestVersionLookup,
+        ): MavenCoordinates? {
+            if (coordinates.version != null) return coordinates
+            val module = coordinates.module
+            val known = chosenVersions[module] ?: state.versionOf(module)
+            if (known != null) {
+                resolvedVersions[module] = known
+                versionNotes += warning(Messages.sessionVersion(module, known), range)
+                return coordinates.withVersion(known)
+            }
+            return when (val choice = lookup.choose(coordinates, repositories)) {
+                is VersionChoice.Chosen -> {
+                    val version = choice.version.version
+                    chosenVersions[module] = version
+                    resolvedVersions[module] = version
+                    versionNotes += warning(Messages.latestVersion(module, choice.version), range)
+                    coordinates.withVersion(version)
+                }
+                is VersionChoice.Unavailable -> null.also { errors += error(choice.message, range) }
+            }
+        }
+
+        private fun resolveOne(
+            backend: MavenBackend,
+            coordinates: MavenCoordinates,
+            range: SourceRange,
+            repositories: List<String>,
+        ): List<ResolvedArtifact> {
+            val specs = repositories.map { RepositorySpec(RepositoryUrls.idOf(it, backend.centralUrl), it) }
+            val result = watchdog.run(
+                task = { onTransfer -> backend.resolve(coordinates.toString(), specs, onTransfer) },
+                onSilence = { last ->
+                    BackendResult.Failure(FailureKind.TIMEOUT, coordinates.toString(), listOf(last ?: repositories.first()), "no answer")
+                },
+            )
+            return when (result) {
+                is BackendResult.Artifacts -> result.artifacts
+                is BackendResult.Failure -> emptyList<ResolvedArtifact>().also { errors += failureDiagnostic(coordinates, range, result) }
+            }
+        }
+
+        private fun failureDiagnostic(coordinates: MavenCoordinates, range: SourceRange, failure: BackendResult.Failure): Diagnostic {
+            val root = coordinates.toString()
+            val repository = failure.repositories.firstOrNull()
+            val message = when (failure.kind) {
+                FailureKind.NOT_FOUND -> {
+                    val isRoot = failure.artifact.startsWith(coordinates.module + ":")
+                    val hint = if (isRoot && hasPomOnly(coordinates)) Messages.multiplatformHint(coordinates) else null
+                    return error(Messages.notFound(root, failure.artifact, isRoot, failure.repositories), range, hint)
+                }
+                FailureKind.UNREACHABLE -> Messages.unreachable(root, repository ?: "the repository", failure.cause)
+                FailureKind.TIMEOUT -> Messages.timedOut(root, repository ?: "the repository", timeout)
+                FailureKind.OTHER -> Messages.failed(root, repository, failure.cause)
+            }
+            return error(message, range)
+        }
+
+        /** The root's POM is in the local repository but its jar was not found: e.g. a Kotlin Multiplatform root. */
+        private fun hasPomOnly(coordinates: MavenCoordinates): Boolean {
+            val version = coordinates.version ?: return false
+            val directory = settings.localRepository
+                .resolve(coordinates.groupId.replace('.', '/')).resolve(coordinates.artifactId).resolve(version)
+            return directory.resolve("${coordinates.artifactId}-$version.pom").toFile().isFile
+        }
+
+        private fun resolved(newRepositories: List<String>, artifacts: List<Pair<ResolvedArtifact, SourceRange>>): DependencyResolution {
+            val added = linkedMapOf<String, ResolvedArtifact>()
+            val hostProvided = mutableSetOf<String>()
+            for ((artifact, range) in artifacts) {
+                if (artifact.extension != "jar") continue
+                val earlier = state.loaded[artifact.key] ?: added[artifact.key]
+                if (earlier != null) {
+                    if (earlier.version != artifact.version) warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
+                    continue
+                }
+                val provider = hostLibraries.providerOf(artifact.file)
+                if (provider == null) {
+                    added[artifact.key] = artifact
+                    continue
+                }
+                val reported = artifact.coordinates in state.hostProvided || artifact.coordinates in hostProvided
+                if (!reported && provider != artifact.file.name) warnings += warning(Messages.providedByHost(artifact, provider), range)
+                hostProvided += artifact.coordinates
+            }
+            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added.values.toList(), hostProvided)
+            return DependencyResolution.Resolved(
+                classpath = added.values.map { it.file },
+                resolvedVersions = resolvedVersions.toMap(),
+                warnings = warnings.distinct(),
+                commit = { changes.applyTo(state) },
+            )
+        }
+    }
+
+    private fun error(message: String, range: SourceRange, hint: String? = null) = Diagnostic(Severity.ERROR, message, range, hint)
+
+    private fun warning(message: String, range: SourceRange) = Diagnostic(Severity.WARNING, message, range)
+
+    private companion object {
+        /** Past the transport's own timeout, so that it normally reports first; within the 10 s the issue allows. */
+        val WATCHDOG_GRACE = 500.milliseconds
+    }
+}

@@ -1,0 +1,89 @@
+package org.kotlinllm.script.dependencies
+
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.Timeout
+import org.kotlinllm.script.ExecutionPhase
+import org.kotlinllm.script.ScriptResult
+import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.assertError
+import org.kotlinllm.script.assertValue
+import java.nio.file.Files
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+
+/** `@file:DependsOn` and `@file:Repository` through a session, against repositories served on 127.0.0.1. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(180)
+class DependsOnSessionTest {
+
+    private val server = RepositoryServer(Fixtures.root)
+    private val localRepository = Files.createTempDirectory("local-repo")
+    private val session = ScriptSession(
+        configuration = SessionConfiguration(localRepository = localRepository, defaultRepositories = listOf(server.url("repo1/"))),
+    )
+
+    @AfterAll
+    fun close() {
+        session.close()
+        server.close()
+        localRepository.toFile().deleteRecursively()
+    }
+
+    private fun run(code: String): ScriptResult = runBlocking { session.execute(code) }
+
+    private fun message(code: String, phase: ExecutionPhase): String =
+        run(code).assertError(phase).message.replace("snippet${session.lastSnippetNumber}.kts", "snippetN.kts")
+
+    @Test
+    fun `a dependency with its transitive ones is available to the snippet and the later ones`() {
+        val value = run("@file:DependsOn(\"com.example:app:1.0\")\nimport com.example.app.App\nApp.run()").assertValue()
+        assertEquals("Hello from greeter 1.1", value.value)
+        assertEquals(emptyMap(), value.resolvedVersions)
+        assertEquals("1.1 yy", run("com.example.greeter.Greeter.version() + \" \" + com.example.util.Util.twice(\"y\")").assertValue().value)
+        assertEquals(
+            true,
+            run("Class.forName(\"com.example.util.Util\", false, Thread.currentThread().contextClassLoader) != null").assertValue().value,
+            "the context class loader of the snippet sees its dependencies",
+        )
+    }
+
+    @Test
+    fun `a version-less dependency resolves to the latest stable version, which the result tells`() {
+        val value = run("@file:DependsOn(\"com.example:compat\")\n1").assertValue()
+        assertEquals(mapOf("com.example:compat" to "0.8.0"), value.resolvedVersions)
+    }
+
+    @Test
+    fun `an unresolvable dependency fails the snippet at its DependsOn line and compiles nothing`() {
+        assertEquals(
+            "snippetN.kts:1:1: error: Cannot resolve 'com.example:nosuch:1.0': not found in ${server.url("repo1/")}\n" +
+                "  | <error>@file:DependsOn(\"com.example:nosuch:1.0\")</error>",
+            message("@file:DependsOn(\"com.example:nosuch:1.0\")\nval declaredWithMissingDependency = 1", ExecutionPhase.COMPILATION),
+        )
+        assertTrue("Unresolved reference 'declaredWithMissingDependency'" in message("declaredWithMissingDependency", ExecutionPhase.COMPILATION))
+    }
+
+    @Test
+    fun `a failed snippet reports the version it resolved as a warning at the DependsOn line`() {
+        assertEquals(
+            "snippetN.kts:1:17: warning: Resolved 'com.example:onlypre' to its latest pre-release version '1.0-beta-2'\n" +
+                "  | @file:DependsOn(<error>\"com.example:onlypre\"</error>)\n\n" +
+                "snippetN.kts:2:1: error: Unresolved reference 'notThere'.\n  | <error>notThere</error>",
+            message("@file:DependsOn(\"com.example:onlypre\")\nnotThere", ExecutionPhase.COMPILATION),
+        )
+    }
+
+    @Test
+    fun `a host library in the dependencies is left out with a warning`() {
+        val value = run("@file:DependsOn(\"com.example:kotlinuser:1.0\")\nKotlinVersion.CURRENT.toString()").assertValue()
+        assertEquals(KotlinVersion.CURRENT.toString(), value.value)
+        assertTrue(
+            value.warnings.any { "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes" in it },
+            value.warnings.toString(),
+        )
+    }
+}

@@ -1,0 +1,66 @@
+package org.kotlinllm.script.dependencies
+
+import java.nio.file.Files
+import java.nio.file.Path
+
+/** The test repositories `repo1/` and `repo2/`, built once per test JVM under one root. */
+internal object Fixtures {
+    val root: Path by lazy { build() }
+
+    private fun greeter(version: String) = mapOf(
+        "com.example.greeter.Greeter" to """
+            package com.example.greeter;
+            public class Greeter { public static String version() { return "$version"; } }
+        """.trimIndent(),
+    )
+
+    private fun build(): Path {
+        val root = Files.createTempDirectory("maven-fixtures")
+        Runtime.getRuntime().addShutdownHook(Thread { root.toFile().deleteRecursively() })
+        TestRepository(root.resolve("repo1")).apply {
+            listOf("1.0", "1.1", "2.0-RC1").forEach { artifact("com.example", "greeter", it, greeter(it)) }
+            metadata("com.example", "greeter", listOf("1.1", "1.0", "2.0-RC1", "2.0-SNAPSHOT"))
+            artifact(
+                "com.example", "util", "1.0",
+                mapOf("com.example.util.Util" to "package com.example.util; public class Util { public static String twice(String s) { return s + s; } }"),
+            )
+            artifact(
+                "com.example", "app", "1.0",
+                mapOf(
+                    "com.example.app.App" to """
+                        package com.example.app;
+                        public class App { public static String run() { return "Hello from greeter " + com.example.greeter.Greeter.version(); } }
+                    """.trimIndent(),
+                ),
+                compileOnly = greeter("1.1"),
+                dependencies = listOf(
+                    TestDependency("com.example", "greeter", "1.1"),
+                    TestDependency("com.example", "util", "1.0", scope = "runtime"),
+                    TestDependency("junit", "junit", "4.13.2", scope = "test"),
+                    TestDependency("com.example", "optional-missing", "1.0", optional = true),
+                ),
+            )
+            artifact("com.example", "broken", "1.0", dependencies = listOf(TestDependency("com.example", "missing", "9.9")))
+            listOf("0.8.0", "0.8.0-0.6.x-compat").forEach { rawArtifact("com.example", "compat", it, listOf("com/example/compat/C$it.class")) }
+            metadata("com.example", "compat", listOf("0.8.0-0.6.x-compat", "0.8.0"))
+            listOf("1.0-alpha-1", "1.0-beta-2").forEach { rawArtifact("com.example", "onlypre", it, listOf("com/example/pre/P.class")) }
+            metadata("com.example", "onlypre", listOf("1.0-alpha-1", "1.0-beta-2", "1.0-SNAPSHOT"))
+            metadata("com.example", "onlysnap", listOf("1.0-SNAPSHOT"))
+            pom("com.example", "kmp", "1.0", comment = "<!-- do_not_remove: published-with-gradle-metadata -->")
+            extra("com.example", "kmp", "1.0", "module", """{"formatVersion": "1.1"}""")
+            metadata("com.example", "kmp", listOf("1.0"))
+            artifact("com.example", "kmp-jvm", "1.0", mapOf("com.example.kmp.Kmp" to "package com.example.kmp; public class Kmp {}"))
+            rawArtifact("org.jetbrains.kotlin", "kotlin-stdlib", "1.8.21", listOf("kotlin/Unit.class", "kotlin/Pair.class", "kotlin/Lazy.class"))
+            artifact(
+                "com.example", "kotlinuser", "1.0",
+                mapOf("com.example.ku.KotlinUser" to "package com.example.ku; public class KotlinUser {}"),
+                listOf(TestDependency("org.jetbrains.kotlin", "kotlin-stdlib", "1.8.21")),
+            )
+        }
+        TestRepository(root.resolve("repo2")).apply {
+            artifact("com.example", "greeter", "1.2", greeter("1.2"))
+            metadata("com.example", "greeter", listOf("1.2"))
+        }
+        return root
+    }
+}

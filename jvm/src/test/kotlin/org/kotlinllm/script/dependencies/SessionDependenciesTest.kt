@@ -1,0 +1,238 @@
+package org.kotlinllm.script.dependencies
+
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.io.TempDir
+import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.internal.Diagnostic
+import org.kotlinllm.script.internal.Severity
+import org.kotlinllm.script.internal.SourceRange
+import java.nio.file.Path
+import kotlin.test.Test
+import kotlin.test.assertEquals
+import kotlin.test.assertIs
+import kotlin.test.assertTrue
+import kotlin.test.fail
+
+class SessionDependenciesTest {
+    @TempDir
+    lateinit var localRepository: Path
+
+    private val server = RepositoryServer(Fixtures.root)
+    private val repo1 = server.url("repo1/")
+    private val repo2 = server.url("repo2/")
+    private val opened = mutableListOf<AutoCloseable>(server)
+
+    @AfterEach
+    fun close() = opened.reversed().forEach { it.close() }
+
+    private fun session(vararg defaults: String): SessionDependencies =
+        SessionDependencies(
+            SessionConfiguration(localRepository = localRepository, defaultRepositories = defaults.toList()),
+            javaClass.classLoader,
+        ).also { opened += it }
+
+    private fun SessionDependencies.resolved(code: String): DependencyResolution.Resolved {
+        val result = resolve(Snippets.parse(code))
+        if (result is DependencyResolution.Failed) fail("failed: ${result.diagnostics}")
+        return assertIs<DependencyResolution.Resolved>(result)
+    }
+
+    private fun SessionDependencies.failed(code: String): List<Diagnostic> =
+        assertIs<DependencyResolution.Failed>(resolve(Snippets.parse(code))).diagnostics
+
+    private fun DependencyResolution.Resolved.names() = classpath.map { it.name }
+
+    @Test
+    fun `a snippet without annotations needs nothing`() {
+        assertEquals(DependencyResolution.None, session(repo1).resolve(Snippets.parse("val x = 1")))
+    }
+
+    @Test
+    fun `resolves compile and runtime dependencies into the local repository`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:app:1.0\")\nApp.run()")
+        assertEquals(listOf("app-1.0.jar", "greeter-1.1.jar", "util-1.0.jar"), result.names())
+        assertTrue(result.classpath.all { it.toPath().startsWith(localRepository) }, "${result.classpath}")
+        assertTrue(localRepository.resolve("com/example/greeter/1.1/greeter-1.1.jar").toFile().isFile)
+        assertEquals(emptyMap(), result.resolvedVersions)
+        assertEquals(emptyList(), result.warnings)
+        assertTrue(server.requests.none { "junit" in it || "optional-missing" in it }, "${server.requests}")
+    }
+
+    @Test
+    fun `jars of committed snippets are not added again, another version is left out with a warning`() {
+        val session = session(repo1)
+        session.resolved("@file:DependsOn(\"com.example:app:1.0\")").commit()
+        val again = session.resolved("@file:DependsOn(\"com.example:app:1.0\")")
+        assertEquals(emptyList(), again.classpath)
+        assertEquals(emptyList(), again.warnings)
+        val other = session.resolved("@file:DependsOn(\"com.example:greeter:1.0\")")
+        assertEquals(emptyList(), other.classpath)
+        assertEquals(
+            listOf(warning("Left out 'com.example:greeter:1.0': this session already loaded version '1.1', which is used instead", 1, 1, 43)),
+            other.warnings,
+        )
+    }
+
+    @Test
+    fun `an uncommitted snippet leaves nothing behind`() {
+        val session = session(repo1)
+        session.resolved("@file:DependsOn(\"com.example:greeter:1.0\")")
+        assertEquals(listOf("greeter-1.1.jar"), session.resolved("@file:DependsOn(\"com.example:greeter:1.1\")").names())
+    }
+
+    @Test
+    fun `version-less coordinates take the latest stable version and keep it for the session`() {
+        val session = session(repo1)
+        val first = session.resolved("@file:DependsOn(\"com.example:greeter\")")
+        assertEquals(mapOf("com.example:greeter" to "1.1"), first.resolvedVersions)
+        assertEquals(listOf("greeter-1.1.jar"), first.names())
+        first.commit()
+        val metadataReads = server.requests.count { it.endsWith("maven-metadata.xml") }
+        val second = session.resolved("@file:DependsOn(\"com.example:greeter\")")
+        assertEquals(mapOf("com.example:greeter" to "1.1"), second.resolvedVersions)
+        assertEquals(emptyList(), second.classpath)
+        assertEquals(metadataReads, server.requests.count { it.endsWith("maven-metadata.xml") })
+    }
+
+    @Test
+    fun `a failed snippet reports the chosen versions as warnings`() {
+        val diagnostics = session(repo1).failed(
+            "@file:DependsOn(\"com.example:compat\")\n@file:DependsOn(\"com.example:onlypre\")\n@file:DependsOn(\"com.example:nosuch:1.0\")\n",
+        )
+        assertEquals(
+            listOf(
+                warning("Resolved 'com.example:compat' to its latest stable version '0.8.0'", 1, 1, 38),
+                warning("Resolved 'com.example:onlypre' to its latest pre-release version '1.0-beta-2'", 2, 1, 39),
+                error("Cannot resolve 'com.example:nosuch:1.0': not found in $repo1", 3, 1, 42),
+            ),
+            diagnostics,
+        )
+    }
+
+    @Test
+    fun `version-less coordinates without usable versions`() {
+        val diagnostics = session(repo1).failed("@file:DependsOn(\"com.example:nosuch\")\n@file:DependsOn(\"com.example:onlysnap\")")
+        assertEquals(
+            listOf(
+                error("Cannot resolve 'com.example:nosuch': no maven-metadata.xml lists its versions in $repo1", 1, 1, 38),
+                error(
+                    "Cannot resolve 'com.example:onlysnap': only SNAPSHOT versions are listed (1.0-SNAPSHOT); declare one with its version",
+                    2, 1, 40,
+                ),
+            ),
+            diagnostics,
+        )
+    }
+
+    @Test
+    fun `declared repositories replace the default ones, for later snippets too`() {
+        val session = session(repo1)
+        val result = session.resolved("@file:Repository(\"$repo2\")\n@file:DependsOn(\"com.example:greeter\")")
+        assertEquals(mapOf("com.example:greeter" to "1.2"), result.resolvedVersions)
+        result.commit()
+        val requests = server.requests.size
+        assertEquals(
+            listOf(error("Cannot resolve 'com.example:util:1.0': not found in $repo2", 1, 1, 40)),
+            session.failed("@file:DependsOn(\"com.example:util:1.0\")"),
+        )
+        assertTrue(server.requests.drop(requests).none { it.startsWith("/repo1/") }, "${server.requests}")
+    }
+
+    @Test
+    fun `the repository of a failed snippet is not kept`() {
+        val session = session(repo1)
+        session.resolved("@file:Repository(\"$repo2\")")
+        assertEquals(listOf("util-1.0.jar"), session.resolved("@file:DependsOn(\"com.example:util:1.0\")").names())
+    }
+
+    @Test
+    fun `a missing transitive dependency is named`() {
+        assertEquals(
+            listOf(error("Cannot resolve 'com.example:broken:1.0': its dependency 'com.example:missing:9.9' was not found in $repo1", 1, 1, 42)),
+            session(repo1).failed("@file:DependsOn(\"com.example:broken:1.0\")"),
+        )
+    }
+
+    @Test
+    fun `a multiplatform root artifact gets a hint to use its JVM artifact`() {
+        val diagnostics = session(repo1).failed("@file:DependsOn(\"com.example:kmp:1.0\")")
+        assertEquals(
+            listOf(
+                Diagnostic(
+                    Severity.ERROR,
+                    "Cannot resolve 'com.example:kmp:1.0': not found in $repo1",
+                    SourceRange(1, 1, 1, 39),
+                    "'com.example:kmp:1.0' has a POM but no jar: for a Kotlin Multiplatform library, " +
+                        "depend on its JVM artifact, e.g. @file:DependsOn(\"com.example:kmp-jvm:1.0\")",
+                ),
+            ),
+            diagnostics,
+        )
+    }
+
+    @Test
+    fun `a jar the host provides is left out with a warning`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:kotlinuser:1.0\")")
+        assertEquals(listOf("kotlinuser-1.0.jar"), result.names())
+        val host = KotlinVersion::class.java.protectionDomain.codeSource.location.path.substringAfterLast('/')
+        assertEquals(
+            listOf(
+                warning(
+                    "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes ($host), which are used instead",
+                    1, 1, 46,
+                ),
+            ),
+            result.warnings,
+        )
+    }
+
+    @Test
+    fun `bad coordinates, bad repositories and templates are located errors`() {
+        val diagnostics = session(repo1).failed(
+            "@file:DependsOn(\"greeter\")\n@file:Repository(\"ftp:x\")\n@file:DependsOn(\"com.example:\${'$'}{1}:1\")",
+        )
+        assertEquals(
+            listOf(
+                error("The arguments of @file:DependsOn must be string literals, without templates", 3, 1, 43),
+                error("Invalid repository 'ftp:x': expected an http://, https:// or file: URL, or an existing directory", 2, 1, 26),
+                error("Invalid Maven coordinates 'greeter': expected 'group:artifact:version', or 'group:artifact' for its latest version", 1, 1, 27),
+            ),
+            diagnostics,
+        )
+    }
+
+    @Test
+    fun `an unreachable repository fails at once with the cause`() {
+        val refusing = RepositoryServer.refusingUrl()
+        val session = session(refusing)
+        val started = System.nanoTime()
+        assertEquals(
+            listOf(error("Cannot resolve 'com.example:greeter:1.1': cannot connect to $refusing: Connection refused", 1, 1, 43)),
+            session.failed("@file:DependsOn(\"com.example:greeter:1.1\")"),
+        )
+        assertEquals(
+            listOf(error("Cannot resolve 'com.example:greeter': cannot connect to $refusing: Connection refused", 1, 1, 39)),
+            session.failed("@file:DependsOn(\"com.example:greeter\")"),
+        )
+        assertTrue(System.nanoTime() - started < 10_000_000_000L)
+    }
+
+    @Test
+    fun `a silent repository fails within 10 s`() {
+        val silent = SilentServer().also { opened += it }
+        val session = session(silent.url)
+        val started = System.nanoTime()
+        assertEquals(
+            listOf(error("Cannot resolve 'com.example:greeter:1.1': ${silent.url} did not answer within 8 s", 1, 1, 43)),
+            session.failed("@file:DependsOn(\"com.example:greeter:1.1\")"),
+        )
+        val took = (System.nanoTime() - started) / 1_000_000
+        assertTrue(took < 10_000, "took $took ms")
+    }
+
+    private fun error(message: String, line: Int, start: Int, end: Int) =
+        Diagnostic(Severity.ERROR, message, SourceRange(line, start, line, end))
+
+    private fun warning(message: String, line: Int, start: Int, end: Int) =
+        Diagnostic(Severity.WARNING, message, SourceRange(line, start, line, end))
+}

@@ -1,0 +1,28 @@
+package org.kotlinllm.script.dependencies
+
+import org.jetbrains.kotlin.CoreEnvironmentDeprecation
+import org.jetbrains.kotlin.cli.extensionsStorage
+import org.jetbrains.kotlin.compiler.plugin.CompilerPluginRegistrar
+import org.jetbrains.kotlin.compiler.plugin.ExperimentalCompilerApi
+import org.jetbrains.kotlin.cli.jvm.compiler.EnvironmentConfigFiles
+import org.jetbrains.kotlin.cli.jvm.compiler.KotlinCoreEnvironment
+import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
+import org.jetbrains.kotlin.config.CompilerConfiguration
+import org.jetbrains.kotlin.psi.KtFile
+import org.jetbrains.kotlin.psi.KtPsiFactory
+
+/** Parses snippets into PSI, as the session does before compiling them. One environment per test JVM. */
+internal object Snippets {
+    @OptIn(CoreEnvironmentDeprecation::class, CompilerConfiguration.Internals::class, ExperimentalCompilerApi::class)
+    private val factory: KtPsiFactory by lazy {
+        val configuration = CompilerConfiguration().apply { extensionsStorage = CompilerPluginRegistrar.ExtensionStorage() }
+        val environment = KotlinCoreEnvironment.createForProduction(
+            Disposer.newDisposable("dependency tests"), configuration, EnvironmentConfigFiles.JVM_CONFIG_FILES,
+        )
+        KtPsiFactory(environment.project, false)
+    }
+
+    private var counter = 0
+
+    fun parse(code: String): KtFile = synchronized(this) { factory.createFile("snippet${++counter}.kts", code) }
+}
