@@ -13,7 +13,7 @@ class LoggingTest {
         ScriptSession().use { session ->
             session.execute("val loggedSnippet = 1\nloggedSnippet").assertValue()
         }
-        val log = File("target/engine-tests.log").readText()
+        val log = File(checkNotNull(System.getProperty("org.slf4j.simpleLogger.logFile")) { "set by the pom" }).readText()
         val compiled = Regex("""DEBUG org\.kotlinllm\.script\.internal\.ReplCompilerHost - compiled snippet1\.kts in \d+ ms""")
         val evaluated = Regex("""DEBUG org\.kotlinllm\.script\.internal\.ReplCompilerHost - evaluated in \d+ ms""")
         assertTrue(compiled.containsMatchIn(log), "compile logged")
