@@ -57,6 +57,10 @@ public class ScriptSession(
     @Volatile
     private lateinit var runner: SnippetRunner
 
+    /** Why the session could not start its compiler or declare its properties; every snippet then reports it. */
+    @Volatile
+    private var startFailure: String? = null
+
     init {
         ProvidedProperties.validate(properties)
         id = ProvidedValues.register(properties)
@@ -64,19 +68,26 @@ public class ScriptSession(
         scope = SessionScope(dispatcher, outputTarget) { error -> reportUncaught(error) }
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
             isDaemon = true
+            // a thread started from a JPype-attached thread inherits no context class loader
+            contextClassLoader = ScriptSession::class.java.classLoader
             start()
         }
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
             val hostLoader = ScriptSession::class.java.classLoader
-            runner = SnippetRunner(
-                ReplCompilerHost(hostLoader),
-                SessionDependencies(configuration, hostLoader),
-                ::evaluationStarts,
-                ::evaluationEnds,
-            )
-            val result = runner.runHidden("session_$id.kts", prelude)
-            if (result is ScriptResult.Error) logger.error { "the prelude of session $id failed:\n${result.message}" }
+            try {
+                runner = SnippetRunner(
+                    ReplCompilerHost(hostLoader),
+                    SessionDependencies(configuration, hostLoader),
+                    ::evaluationStarts,
+                    ::evaluationEnds,
+                )
+                val result = runner.runHidden("session_$id.kts", prelude)
+                if (result is ScriptResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
+            } catch (e: Throwable) {
+                logger.error(e) { "session $id could not start its compiler" }
+                startFailure = "the Kotlin compiler could not be started: $e"
+            }
         }
     }
 
@@ -121,7 +132,8 @@ public class ScriptSession(
             }
             synchronized(lock) { currentExecution = execution }
             val result = try {
-                runner.run("snippet$number.kts", code)
+                startFailure?.let { failure -> ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure") }
+                    ?: runner.run("snippet$number.kts", code)
             } catch (e: Throwable) {
                 logger.error(e) { "snippet$number.kts failed in the engine" }
                 ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e")

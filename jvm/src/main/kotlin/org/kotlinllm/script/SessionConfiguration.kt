@@ -2,6 +2,7 @@ package org.kotlinllm.script
 
 import java.nio.file.Path
 import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
 
 /**
@@ -19,4 +20,26 @@ public data class SessionConfiguration(
     val defaultRepositories: List<String> = emptyList(),
     val resolutionTimeout: Duration = 8.seconds,
     val captureOutput: Boolean = false,
-)
+) {
+    public companion object {
+        /**
+         * A configuration for Java and Python callers, which cannot pass a [Duration]: null or a negative value
+         * keeps the default of a setting.
+         */
+        @JvmStatic
+        public fun forHost(
+            localRepository: Path?,
+            defaultRepositories: List<String>?,
+            resolutionTimeoutMillis: Long,
+            captureOutput: Boolean,
+        ): SessionConfiguration {
+            val defaults = SessionConfiguration()
+            return SessionConfiguration(
+                localRepository = localRepository ?: defaults.localRepository,
+                defaultRepositories = defaultRepositories ?: defaults.defaultRepositories,
+                resolutionTimeout = if (resolutionTimeoutMillis < 0) defaults.resolutionTimeout else resolutionTimeoutMillis.milliseconds,
+                captureOutput = captureOutput,
+            )
+        }
+    }
+}

@@ -1,0 +1,24 @@
+"""``python -m kotlin_llm_kernel [-f CONNECTION_FILE]`` runs the kernel; ``python -m kotlin_llm_kernel install``
+installs its kernelspec."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "install":
+        from .install import main as install
+
+        install(args[1:])
+        return
+    from .app import launch
+    from .jvm import exit_now
+
+    launch(args)
+    exit_now(0)
+
+
+if __name__ == "__main__":
+    main()

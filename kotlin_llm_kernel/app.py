@@ -1,0 +1,30 @@
+"""The kernel application: ipykernel's, knowing the KotlinKernel settings and reading their config file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ipykernel.kernelapp import IPKernelApp
+from jupyter_client.session import Session
+from jupyter_core.paths import jupyter_config_path
+from traitlets.config import Application
+
+from .kernel import KotlinKernel
+
+CONFIG_FILE = "kotlin_llm_kernel_config"
+
+
+class KotlinKernelApp(IPKernelApp):
+    name = "kotlin-llm-kernel"
+    # Listing KotlinKernel makes `--KotlinKernel.x=…` arguments parse by their trait types (lists, dicts, numbers).
+    classes = [KotlinKernel, Session]  # type: ignore[assignment]
+
+    def load_config_file(self, *args: Any, **kwargs: Any) -> None:
+        """Also reads ``kotlin_llm_kernel_config.py``/``.json`` from the Jupyter config path (``jupyter --paths``)."""
+        super().load_config_file(*args, **kwargs)
+        for path in reversed(jupyter_config_path()):  # later (more specific) directories win
+            Application.load_config_file(self, CONFIG_FILE, path=path)
+
+
+def launch(argv: list[str]) -> None:
+    KotlinKernelApp.launch_instance(argv=argv, kernel_class=KotlinKernel)

@@ -1,0 +1,75 @@
+"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--KotlinKernel.x=…]``
+
+Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos.
+Settings given as ``--KotlinKernel.x=…`` are added to the kernel's argv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+KERNEL_NAME = "kotlin-llm"
+_SPEC_DIR = Path(__file__).resolve().parent.parent / "kernelspec"
+
+
+def kernel_spec(settings: list[str] | None = None, python: str | None = None) -> dict[str, Any]:
+    """The kernel.json content for this installation."""
+    return {
+        "argv": [python or sys.executable, "-m", "kotlin_llm_kernel", "-f", "{connection_file}", *(settings or [])],
+        "display_name": "Kotlin (LLM)",
+        "language": "kotlin",
+        "interrupt_mode": "message",
+        "env": {"PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+        "metadata": {"debugger": False},
+    }
+
+
+def _logos() -> list[Path]:
+    """The logos from the source tree, or from the installed kernelspec of the wheel."""
+    candidates = [_SPEC_DIR, Path(sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME]
+    for directory in candidates:
+        logos = sorted(directory.glob("logo-*.png"))
+        if logos:
+            return logos
+    return []
+
+
+def install(
+    user: bool = False, prefix: str | None = None, settings: list[str] | None = None, name: str = KERNEL_NAME
+) -> str:
+    """Installs the kernelspec and returns the directory it went to."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_dir = Path(tmp) / name
+        spec_dir.mkdir()
+        (spec_dir / "kernel.json").write_text(json.dumps(kernel_spec(settings), indent=2) + "\n", encoding="utf-8")
+        for logo in _logos():
+            shutil.copy(logo, spec_dir / logo.name)
+        return KernelSpecManager().install_kernel_spec(str(spec_dir), name, user=user, prefix=prefix)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m kotlin_llm_kernel install", description=__doc__.split("\n\n")[1])
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="install for the current user (the default)")
+    where.add_argument("--sys-prefix", action="store_true", help=f"install into this Python's prefix ({sys.prefix})")
+    where.add_argument("--prefix", help="install into PREFIX/share/jupyter/kernels")
+    parser.add_argument("--name", default=KERNEL_NAME, help=f"kernel name (default {KERNEL_NAME})")
+    args, settings = parser.parse_known_args(argv)
+    unknown = [s for s in settings if not s.startswith("--KotlinKernel.")]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    prefix = sys.prefix if args.sys_prefix else args.prefix
+    destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
+    print(f"Installed the {args.name} kernelspec in {destination}")
+
+
+if __name__ == "__main__":
+    main()

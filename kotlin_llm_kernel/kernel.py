@@ -1,0 +1,384 @@
+"""The ``kotlin-llm`` Jupyter kernel: protocol glue over the JVM engine (see shared/design.md, "What a Jupyter
+client sees").
+
+Threads: ipykernel's main thread runs the handlers as coroutines and sends every message of a cell; the engine's
+own session thread runs the snippets; one daemon worker thread here makes the blocking JPype calls (waiting for a
+snippet while pumping its output), so the event loop, the control channel and interrupts stay responsive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from typing import Any
+
+from ipykernel.kernelbase import Kernel
+from traitlets import Bool, Float, Int, List, Unicode, observe
+
+from . import __version__
+from .completeness import check
+from .engine import EngineSession, Execution, SessionSettings
+from .jvm import DEFAULT_JVM_OPTIONS, JvmSettings, start_jvm
+from .names import DeclaredNames, after_dot, complete_locally, name_at, prefix_at
+from .output import OutputBudget, coalesce
+from .results import Error, Outcome, Value
+from .settings import JsonDict
+from .worker import DaemonWorker
+
+STARTUP_ERROR = "KernelStartupError"
+_PRE_RELEASE = re.compile(r"(?i)(alpha|beta|rc|cr|m\d|eap|dev|snapshot|preview|pre)")
+
+
+def _utf16_offset(text: str, index: int) -> int:
+    """A Python (code point) index as a Java (UTF-16) index."""
+    return len(text[:index].encode("utf-16-le")) // 2
+
+
+def _code_point_offset(text: str, utf16_index: int) -> int:
+    return len(text.encode("utf-16-le")[: utf16_index * 2].decode("utf-16-le", errors="ignore"))
+
+
+def resolved_version_line(coordinates: str, version: str) -> str:
+    kind = "pre-release" if _PRE_RELEASE.search(version) else "stable"
+    return f"Resolved '{coordinates}' to its latest {kind} version '{version}'"
+
+
+class KotlinKernel(Kernel):
+    implementation = "kotlin-llm"
+    implementation_version = __version__
+    language_info = {
+        "name": "kotlin",
+        "version": "2",
+        "mimetype": "text/x-kotlin",
+        "file_extension": ".kts",
+        "pygments_lexer": "kotlin",
+        "codemirror_mode": "text/x-kotlin",
+    }
+
+    # --- settings (c.KotlinKernel.x in a Jupyter config file, or --KotlinKernel.x=… in kernel.json argv) ---
+    classpath = List(Unicode(), help="Extra classpath entries (jars or directories) for the snippets.").tag(config=True)
+    jvm_options = List(Unicode(), help="Extra JVM options, e.g. ['-Xmx2g'].").tag(config=True)
+    default_jvm_options = List(
+        Unicode(),
+        default_value=list(DEFAULT_JVM_OPTIONS),
+        help="JVM tuning flags added before jvm_options (C1 only and the serial GC: faster on few cores).",
+    ).tag(config=True)
+    java_home = Unicode("", help="The Java home to run on; default: JAVA_HOME, then `java` on PATH.").tag(config=True)
+    show_warnings = Bool(True, help="Show compiler warnings of successful cells on stderr.").tag(config=True)
+    properties = JsonDict(
+        help="Properties provided to the snippets: name → JSON value (String, Long, Double, Boolean, List, Map)."
+    ).tag(config=True)
+    local_repository = Unicode("", help="Local Maven repository for @file:DependsOn; default ~/.m2/repository.").tag(
+        config=True
+    )
+    repositories = List(Unicode(), help="Maven repositories used until a snippet declares one; default Maven Central.").tag(
+        config=True
+    )
+    resolution_timeout = Float(0.0, help="Seconds a repository may stay silent (0: the engine's default).").tag(
+        config=True
+    )
+    max_output_chars = Int(
+        20_000_000, help="Characters of output shown per cell; the rest is cut with a notice (0: no limit)."
+    ).tag(config=True)
+    log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
+
+    @property
+    def banner(self) -> str:  # type: ignore[override]
+        return (
+            f"Kotlin (LLM) kernel {__version__}: Kotlin {self.language_info['version']} scripts "
+            "with error messages written for LLM agents"
+        )
+
+    @observe("log_level")
+    def _apply_log_level(self, change: dict[str, Any]) -> None:
+        self._set_log_level(change["new"])
+
+    def _set_log_level(self, level: str) -> None:
+        numeric = logging.getLevelName(level.upper())
+        if isinstance(numeric, int):
+            self.log.setLevel(numeric)
+            logging.getLogger("kotlin_llm_kernel").setLevel(numeric)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._set_log_level(self.log_level)
+        self._worker = DaemonWorker("kotlin-llm-worker")
+        self._running: Execution | None = None
+        self._last_parent: dict[str, Any] | None = None
+        self._reply_metadata: dict[str, Any] = {}
+        self._declared = DeclaredNames()
+        self._declared.add_names(list(self.properties))
+        self._idle_pump: asyncio.Task[None] | None = None
+        self._session: Future[EngineSession] = self._start()
+
+    # --- start-up ---
+
+    def _start(self) -> Future[EngineSession]:
+        """Starts the JVM here (main thread, before any handler runs) and creates the session on the worker."""
+        try:
+            jvm = start_jvm(
+                JvmSettings(
+                    classpath=tuple(self.classpath),
+                    options=tuple(self.jvm_options),
+                    default_options=tuple(self.default_jvm_options),
+                    java_home=self.java_home or None,
+                    destroy_at_exit=False,
+                )
+            )
+        except Exception as error:  # noqa: BLE001 - reported to every cell
+            self.log.error("the JVM could not be started: %s", error)
+            failed: Future[EngineSession] = Future()
+            failed.set_exception(error)
+            return failed
+        import jpype
+
+        self.language_info = {**self.language_info, "version": str(jpype.JClass("kotlin.KotlinVersion").CURRENT)}
+        self.log.info("kotlin-llm kernel on %s", jvm.java.describe())
+        settings = SessionSettings(
+            local_repository=self.local_repository or None,
+            repositories=tuple(self.repositories),
+            resolution_timeout=self.resolution_timeout or None,
+            capture_output=True,
+        )
+        self.log.info("creating the session with properties %s", sorted(self.properties))  # names only
+        # Created here, on the main thread: the engine's session thread inherits its creator's context class
+        # loader, which a JPype-attached worker thread lacks. The compiler warms up on that thread meanwhile.
+        created: Future[EngineSession] = Future()
+        try:
+            created.set_result(EngineSession(dict(self.properties), settings))
+        except Exception as error:  # noqa: BLE001 - reported to every cell
+            self.log.error("the Kotlin session could not be created: %s", error)
+            created.set_exception(error)
+        return created
+
+    @property
+    def kernel_info(self) -> dict[str, Any]:
+        info = super().kernel_info
+        info["supported_features"] = []  # no debugger, no subshells
+        return info
+
+    # --- execute ---
+
+    def _reply_ok(self) -> dict[str, Any]:
+        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}
+
+    def _reply_error(self, ename: str, evalue: str, traceback: list[str], silent: bool) -> dict[str, Any]:
+        content = {"ename": ename, "evalue": evalue, "traceback": traceback}
+        if not silent:
+            self.send_response(self.iopub_socket, "error", content)
+        return {"status": "error", "execution_count": self.execution_count, **content}
+
+    def _stream(self, name: str, text: str, parent: dict[str, Any] | None = None) -> None:
+        content = {"name": name, "text": text}
+        if parent is None:
+            self.send_response(self.iopub_socket, "stream", content)
+        else:
+            self.session.send(self.iopub_socket, "stream", content, parent=parent)
+
+    @contextmanager
+    def _sigint_cancels(self) -> Iterator[None]:
+        """While a cell runs, SIGINT cancels it (signal-mode interrupts) instead of raising KeyboardInterrupt."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, lambda _signum, _frame: self._interrupt())
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _interrupt(self) -> None:
+        execution = self._running
+        if execution is not None:
+            self.log.info("interrupting snippet%s.kts", execution.snippet_number)
+            execution.cancel()
+
+    async def interrupt_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        """Message-mode interrupts (control channel): cancel the running snippet; nothing when idle."""
+        self._interrupt()
+        self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: dict[str, Any] | None = None,
+        allow_stdin: bool = False,
+        *,
+        cell_meta: dict[str, Any] | None = None,
+        cell_id: str | None = None,
+    ) -> dict[str, Any]:
+        self._reply_metadata = {}
+        if not code.strip():  # an empty cell is not a snippet
+            return self._reply_ok()
+        if silent:  # silent requests do not count, but a snippet needs a number of its own
+            self.execution_count += 1
+        number = self.execution_count
+        self._last_parent = self.get_parent("shell")
+        try:
+            session = await asyncio.wrap_future(self._session)
+        except Exception as error:  # noqa: BLE001
+            message = f"The Kotlin session could not be started: {error}"
+            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
+        self._ensure_idle_pump(session)
+        try:
+            outcome = await self._run(session, code, number, silent)
+        except Exception as error:  # noqa: BLE001 - e.g. the engine rejected the snippet number
+            self.log.exception("snippet%s.kts could not be run", number)
+            message = f"{type(error).__name__}: {error}"
+            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
+        return self._finish(outcome, number, code, silent)
+
+    async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> Outcome:
+        loop = asyncio.get_running_loop()
+        pending: list[tuple[str, str]] = []
+        budget = OutputBudget(self.max_output_chars)
+
+        def on_output(stream: str, text: str) -> None:  # worker thread
+            loop.call_soon_threadsafe(pending.append, (stream, text))
+
+        def flush() -> None:
+            chunks = coalesce(pending)
+            pending.clear()
+            if silent:
+                return
+            for stream, text in chunks:
+                if shown := budget.admit(text):
+                    self._stream(stream, shown)
+
+        execution = session.submit(code, number)
+        self._running = execution
+        try:
+            with self._sigint_cancels():
+                done = asyncio.wrap_future(self._worker.submit(session.run, execution, on_output))
+                while not done.done():
+                    await asyncio.wait({done}, timeout=0.05)
+                    flush()
+        finally:
+            self._running = None
+        outcome = done.result()
+        await asyncio.sleep(0)  # outputs queued with call_soon_threadsafe before the result
+        flush()
+        if (notice := budget.notice()) and not silent:
+            self._stream("stderr", notice)
+        self._reply_metadata["interrupted"] = execution.cancelled
+        return outcome
+
+    def _finish(self, outcome: Outcome, number: int, code: str, silent: bool) -> dict[str, Any]:
+        meta = self._reply_metadata
+        meta["snippet"] = f"snippet{number}.kts"
+        if isinstance(outcome, Error):
+            meta["phase"] = outcome.phase
+            if outcome.phase != "COMPILATION":
+                self._declared.record(number, code)  # a snippet that threw keeps its declarations
+            return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)
+        assert isinstance(outcome, Value)
+        self._declared.record(number, code)
+        meta.update(warnings=list(outcome.warnings), resolved_versions=dict(outcome.resolved_versions))
+        if not silent:
+            notes = [resolved_version_line(c, v) for c, v in outcome.resolved_versions.items()]
+            if self.show_warnings:
+                notes += outcome.warnings
+            if notes:
+                self._stream("stderr", "\n\n".join(n.rstrip("\n") for n in notes) + "\n")
+            if not outcome.is_unit:
+                content = {"execution_count": number, "data": {"text/plain": outcome.text}, "metadata": {}}
+                self.send_response(self.iopub_socket, "execute_result", content)
+        return self._reply_ok()
+
+    def finish_metadata(self, parent: Any, metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
+        """Machine-readable extras for agents: phase, snippet name, warnings, resolved versions, interrupted."""
+        metadata = super().finish_metadata(parent, metadata, reply_content)
+        if self._reply_metadata:
+            metadata["kotlin_llm"] = self._reply_metadata
+        return metadata
+
+    def _ensure_idle_pump(self, session: EngineSession) -> None:
+        if self._idle_pump is None:
+            self._idle_pump = asyncio.ensure_future(self._pump_while_idle(session))
+
+    async def _pump_while_idle(self, session: EngineSession) -> None:
+        """Output of `launch`ed coroutines printed between cells goes under the last cell."""
+        while True:
+            await asyncio.sleep(0.1)
+            if self._running is not None or self._last_parent is None:
+                continue
+            try:
+                chunks = coalesce(session.drain(0))
+            except Exception:  # noqa: BLE001 - the session is closed
+                return
+            for stream, text in chunks:
+                self._stream(stream, text, parent=self._last_parent)
+
+    # --- introspection ---
+
+    def _ready_session(self) -> EngineSession | None:
+        if self._session.done() and self._session.exception() is None:
+            return self._session.result()
+        return None
+
+    async def do_is_complete(self, code: str) -> dict[str, str]:  # type: ignore[override]
+        return check(code).reply()
+
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:  # type: ignore[override]
+        cursor = len(code) if cursor_pos is None else cursor_pos
+        matches, start, end = [], prefix_at(code, cursor)[1], cursor
+        session = self._ready_session()
+        if session is not None:
+            java_cursor = _utf16_offset(code, cursor)
+            try:
+                found = await asyncio.wrap_future(self._worker.submit(session.complete, code, java_cursor))
+            except Exception as error:  # noqa: BLE001
+                self.log.warning("completion failed: %s", error)
+                found = None
+            if found is not None:
+                matches = found.matches
+                start, end = _code_point_offset(code, found.start), _code_point_offset(code, found.end)
+        source = "engine"
+        if not matches:
+            source = "kernel"
+            matches, start = complete_locally(code, cursor, self._declared)
+            end = cursor
+        metadata = {"kotlin_llm": {"source": source}}
+        return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end, "metadata": metadata}
+
+    async def do_inspect(  # type: ignore[override]
+        self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()
+    ) -> dict[str, Any]:
+        text: str | None = None
+        session = self._ready_session()
+        if session is not None:
+            try:
+                text = await asyncio.wrap_future(
+                    self._worker.submit(session.inspect, code, _utf16_offset(code, cursor_pos))
+                )
+            except Exception as error:  # noqa: BLE001
+                self.log.warning("inspection failed: %s", error)
+        if text is None:
+            name = name_at(code, cursor_pos)
+            declaration = self._declared.get(name) if name and not after_dot(code, cursor_pos - len(name)) else None
+            text = declaration.describe() if declaration else None
+        if not text:
+            return {"status": "ok", "found": False, "data": {}, "metadata": {}}
+        return {"status": "ok", "found": True, "data": {"text/plain": text}, "metadata": {}}
+
+    # --- shutdown ---
+
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
+        self._interrupt()
+        if self._idle_pump is not None:
+            self._idle_pump.cancel()
+        session = self._ready_session()
+        if session is not None:
+            closing = threading.Thread(target=session.close, name="kotlin-llm-close", daemon=True)
+            closing.start()
+            closing.join(timeout=1.0)  # the process exits anyway: the JVM is not destroyed at exit
+        self._worker.stop()
+        return {"status": "ok", "restart": restart}

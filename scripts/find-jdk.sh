@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Prints the home of a JDK of the given feature version (e.g. 25): $JDK<N>_HOME if set, else the first match
+# among the usual install locations; exits 1 when none is found.
+set -uo pipefail
+version=${1:?usage: find-jdk.sh VERSION}
+var="JDK${version}_HOME"
+candidates=("${!var:-}")
+for dir in /usr/lib/jvm/* /usr/local/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/*; do
+    candidates+=("$dir")
+done
+for home in "${candidates[@]}"; do
+    [ -n "$home" ] && [ -x "$home/bin/java" ] && [ -f "$home/release" ] || continue
+    if grep -qE "^JAVA_VERSION=\"$version([.\"])" "$home/release"; then
+        echo "$home"
+        exit 0
+    fi
+done
+exit 1

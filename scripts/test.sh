@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test: the engine's JVM tests with Maven (on the default JDK, and again on a JDK 25 when one is found)
+# and the Python tests with pytest (real kernels over the real protocol). Exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+
+failed=0
+echo "== JVM tests (default JDK) =="
+mvn -B -f jvm/pom.xml verify -Dengine.build.dir="$PWD/build/jvm-verify" || failed=1
+
+jdk25=$(bash scripts/find-jdk.sh 25 || true)
+if [ -n "$jdk25" ]; then
+    echo "== JVM tests (JDK 25 at $jdk25) =="
+    JAVA_HOME="$jdk25" mvn -B -f jvm/pom.xml verify -Dengine.build.dir="$PWD/build/jvm-verify-25" || failed=1
+else
+    echo "== JVM tests on JDK 25 skipped: no JDK 25 found (set JDK25_HOME to point at one) =="
+fi
+
+echo "== Python tests =="
+.venv/bin/python -m pytest tests "$@"
+rc=$?
+if [ "$rc" -eq 5 ]; then
+    echo "pytest collected no tests: failing" >&2
+    failed=1
+elif [ "$rc" -ne 0 ]; then
+    failed=1
+fi
+exit "$failed"

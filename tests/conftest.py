@@ -1,0 +1,53 @@
+"""Every test sees the kernelspecs of this checkout in a private JUPYTER_PATH (set before any kernel starts)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from kotlin_llm_kernel.install import install, kernel_spec  # noqa: E402
+
+_JUPYTER = Path(tempfile.mkdtemp(prefix="kotlin-llm-tests-"))
+
+
+def _install_kernelspecs() -> None:
+    install(prefix=str(_JUPYTER))
+    signal_dir = _JUPYTER / "share" / "jupyter" / "kernels" / "kotlin-llm-signal"
+    signal_dir.mkdir(parents=True, exist_ok=True)
+    spec = kernel_spec() | {"interrupt_mode": "signal", "display_name": "Kotlin (LLM, signal interrupts)"}
+    (signal_dir / "kernel.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
+    os.environ["JUPYTER_PATH"] = str(_JUPYTER / "share" / "jupyter")
+    os.environ["JUPYTER_CONFIG_DIR"] = str(_JUPYTER / "config")  # no user configuration leaks in
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+
+
+_install_kernelspecs()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_JUPYTER, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def jupyter_dir() -> Path:
+    return _JUPYTER
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Iterator[tuple[object, object]]:
+    """A kotlin-llm kernel (message-mode interrupts) shared by the tests of a module, warmed up."""
+    from kernel_client import running_kernel, warm_up
+
+    with running_kernel() as (km, kc):
+        warm_up(kc)
+        yield km, kc

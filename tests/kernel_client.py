@@ -1,0 +1,115 @@
+"""Driving real kernels over the real protocol (jupyter_client), for the tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.manager import KernelManager, start_new_kernel
+
+KERNEL = "kotlin-llm"
+SIGNAL_KERNEL = "kotlin-llm-signal"
+STARTUP_TIMEOUT = 180
+CELL_TIMEOUT = 180
+
+
+@dataclass
+class Cell:
+    """The execute_reply of a cell and every iopub message it caused (except status and execute_input)."""
+
+    reply: dict[str, Any]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def content(self) -> dict[str, Any]:
+        return self.reply["content"]
+
+    @property
+    def status(self) -> str:
+        return self.content["status"]
+
+    def outputs(self, msg_type: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["msg_type"] == msg_type]
+
+    def stream(self, name: str) -> str:
+        return "".join(m["content"]["text"] for m in self.outputs("stream") if m["content"]["name"] == name)
+
+    @property
+    def stdout(self) -> str:
+        return self.stream("stdout")
+
+    @property
+    def stderr(self) -> str:
+        return self.stream("stderr")
+
+    @property
+    def result(self) -> str | None:
+        results = self.outputs("execute_result")
+        return results[-1]["content"]["data"]["text/plain"] if results else None
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        errors = self.outputs("error")
+        return errors[-1]["content"] if errors else None
+
+    @property
+    def kotlin_llm(self) -> dict[str, Any]:
+        return self.reply["metadata"].get("kotlin_llm", {})
+
+
+def collect(kc: BlockingKernelClient, msg_id: str, timeout: float = CELL_TIMEOUT) -> Cell:
+    deadline = time.monotonic() + timeout
+    messages: list[dict[str, Any]] = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status":
+            if msg["content"]["execution_state"] == "idle":
+                break
+            continue
+        if msg["msg_type"] != "execute_input":
+            messages.append(msg)
+    while True:
+        reply = kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return Cell(reply=reply, messages=messages)
+
+
+def execute(kc: BlockingKernelClient, code: str, timeout: float = CELL_TIMEOUT, **kwargs: Any) -> Cell:
+    return collect(kc, kc.execute(code, **kwargs), timeout)
+
+
+def request(kc: BlockingKernelClient, msg_type: str, timeout: float = 60, **content: Any) -> dict[str, Any]:
+    msg = kc.session.msg(msg_type, content)
+    kc.shell_channel.send(msg)
+    while True:
+        reply = kc.get_shell_msg(timeout=timeout)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
+
+
+@contextmanager
+def running_kernel(
+    kernel_name: str = KERNEL, extra_arguments: list[str] | None = None, env: dict[str, str] | None = None
+) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+    """A started kernel, warmed up by one cell, shut down at the end."""
+    kwargs: dict[str, Any] = {"extra_arguments": extra_arguments or []}
+    if env is not None:
+        kwargs["env"] = env
+    km, kc = start_new_kernel(kernel_name=kernel_name, startup_timeout=STARTUP_TIMEOUT, **kwargs)
+    try:
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        if km.is_alive():
+            km.shutdown_kernel(now=False)
+
+
+def warm_up(kc: BlockingKernelClient) -> None:
+    """Runs a silent cell so that the compiler's first-use cost is paid before timed tests."""
+    collect(kc, kc.execute("1 + 1", silent=True), timeout=STARTUP_TIMEOUT)

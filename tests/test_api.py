@@ -1,0 +1,94 @@
+"""The Python API: ScriptSession with provided properties, Value/Error results, output, cancellation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kotlin_llm_kernel import Error, ScriptSession, SessionOptions, Value
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[ScriptSession]:
+    with ScriptSession(
+        {"options": "a property named like a parameter"}, greeting="Hello", answer=41, names=["Alice"]
+    ) as s:
+        yield s
+
+
+def test_values_and_state(session: ScriptSession) -> None:
+    assert session.execute("val more = mutableListOf<String>()").is_unit
+    session.execute('more += "Bob"')
+    result = session.execute('"$greeting ${(names + more).joinToString()}"')
+    assert isinstance(result, Value)
+    assert result.value == "Hello Alice, Bob" and result.text == "Hello Alice, Bob"
+    assert session.execute("answer + 1").value == 42
+    assert session.execute("options").value == "a property named like a parameter"
+    assert session.execute("null").value is None
+
+
+def test_errors(session: ScriptSession) -> None:
+    number = session.last_snippet_number + 1
+    error = session.execute("asdf")
+    assert isinstance(error, Error) and not error.ok
+    assert error.phase == "COMPILATION" and error.ename == "CompilationError"
+    assert error.message.startswith(f"snippet{number}.kts:1:1: error: Unresolved reference 'asdf'.")
+    thrown = session.execute('error("boom")')
+    assert isinstance(thrown, Error) and thrown.phase == "EVALUATION"
+    assert (thrown.ename, thrown.evalue) == ("java.lang.IllegalStateException", "boom")
+
+
+def test_output_is_collected(session: ScriptSession, capsys: pytest.CaptureFixture[str]) -> None:
+    result = session.execute('println("out")\nSystem.err.println("err")\n1')
+    assert (result.stdout, result.stderr, result.value) == ("out\n", "err\n", 1)
+    assert capsys.readouterr().out == "out\n"
+
+
+def test_warnings(session: ScriptSession) -> None:
+    result = session.execute('@Deprecated("x")\nfun old() = 1\nold()')
+    assert isinstance(result, Value) and result.warnings and "warning:" in result.warnings[0]
+
+
+def test_quiet_session() -> None:
+    with ScriptSession(options=SessionOptions(echo=False)) as quiet:
+        assert quiet.execute('println("hidden"); 2').stdout == "hidden\n"
+
+
+def test_ctrl_c_cancels_the_snippet(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import os, signal, threading, time
+        from kotlin_llm_kernel import ScriptSession
+        with ScriptSession() as s:
+            s.execute("val kept = 1")
+            threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+            started = time.monotonic()
+            try:
+                s.execute("Thread.sleep(60000)")
+            except KeyboardInterrupt:
+                print("interrupted after", round(time.monotonic() - started, 1))
+            print("kept", s.execute("kept").value)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "interrupted after" in out.stdout, out.stdout + out.stderr
+    assert "kept 1" in out.stdout
+    assert out.returncode == 0, out.stderr
+
+
+def test_runs_on_jdk25_when_present(tmp_path: Path) -> None:
+    home = subprocess.run(["bash", str(ROOT / "scripts" / "find-jdk.sh"), "25"], capture_output=True, text=True)
+    if home.returncode != 0:
+        pytest.skip("no JDK 25 found (set JDK25_HOME)")
+    script = "from kotlin_llm_kernel import ScriptSession\nwith ScriptSession() as s: print(s.execute('6 * 7').value)"
+    env = {"PATH": "/usr/bin:/bin", "JAVA_HOME": home.stdout.strip(), "HOME": str(Path.home())}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert out.stdout.strip() == "42", out.stderr
+    assert "WARNING" not in out.stderr, out.stderr

@@ -1,0 +1,164 @@
+"""Outputs of one shared kernel over the real protocol (jupyter_client): values, errors, streams, introspection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kernel_client import Cell, execute, request
+
+pytestmark = pytest.mark.usefixtures("kernel")
+
+
+@pytest.fixture(scope="module")
+def kc(kernel: tuple[Any, Any]) -> Any:
+    return kernel[1]
+
+
+def snippet(cell: Cell) -> str:
+    return f"snippet{cell.content['execution_count']}.kts"
+
+
+def test_kernel_info(kc: Any) -> None:
+    content = request(kc, "kernel_info_request")["content"]
+    assert content["implementation"] == "kotlin-llm"
+    assert content["language_info"]["name"] == "kotlin"
+    assert content["language_info"]["file_extension"] == ".kts"
+    assert content["language_info"]["pygments_lexer"] == "kotlin"
+    assert content["supported_features"] == []
+
+
+def test_value_state_and_snippet_number(kc: Any) -> None:
+    declared = execute(kc, "val answer = 41")
+    assert declared.status == "ok" and declared.result is None and declared.messages == []
+    cell = execute(kc, "answer + 1")
+    assert cell.status == "ok"
+    assert cell.result == "42"
+    [result] = cell.outputs("execute_result")
+    assert result["content"]["execution_count"] == cell.content["execution_count"]
+    assert cell.kotlin_llm["snippet"] == snippet(cell)
+
+
+def test_null_shows_null_and_unit_shows_nothing(kc: Any) -> None:
+    assert execute(kc, "null").result == "null"
+    unit = execute(kc, "Unit")
+    assert unit.status == "ok" and unit.outputs("execute_result") == []
+
+
+def test_empty_cell_is_not_a_snippet(kc: Any) -> None:
+    empty = execute(kc, "  \n\n")
+    assert empty.status == "ok" and empty.messages == []
+    after = execute(kc, "error(\"where am I\")")
+    assert f"{snippet(after)}:1" in "\n".join(after.content["traceback"])
+
+
+def test_compilation_error(kc: Any) -> None:
+    cell = execute(kc, "asdf\nprintln(foo)")
+    name = snippet(cell)
+    expected = (
+        f"{name}:1:1: error: Unresolved reference 'asdf'.\n  | <error>asdf</error>\n\n"
+        f"{name}:2:9: error: Unresolved reference 'foo'.\n  | println(<error>foo</error>)"
+    )
+    assert cell.status == "error"
+    assert cell.content["ename"] == "CompilationError"
+    assert cell.content["evalue"] == f"{name}:1:1: error: Unresolved reference 'asdf'."
+    assert "\n".join(cell.content["traceback"]) == expected
+    assert cell.outputs("error")[0]["content"] == {k: cell.content[k] for k in ("ename", "evalue", "traceback")}
+    assert len(cell.messages) == 1
+    assert cell.kotlin_llm["phase"] == "COMPILATION"
+
+
+def test_runtime_error_keeps_declarations(kc: Any) -> None:
+    declared = execute(kc, 'fun check(value: Int) {\n    require(value > 0) { "value must be positive" }\n}')
+    cell = execute(kc, "val kept = 5\nlistOf(3, -1).forEach { check(it) }")
+    traceback = "\n".join(cell.content["traceback"])
+    assert cell.content["ename"] == "java.lang.IllegalArgumentException"
+    assert cell.content["evalue"] == "value must be positive"
+    assert cell.content["traceback"][0] == "java.lang.IllegalArgumentException: value must be positive"
+    assert f"at check({snippet(declared)}:2)" in traceback
+    assert f"({snippet(cell)}:2)" in traceback
+    assert "\x1b" not in traceback
+    assert cell.kotlin_llm["phase"] == "EVALUATION"
+    assert execute(kc, "kept").result == "5"
+
+
+def test_stdout_and_stderr(kc: Any) -> None:
+    cell = execute(kc, 'println("to stdout")\nSystem.err.println("to stderr")\nprint("no newline")')
+    assert cell.stdout == "to stdout\nno newline"
+    assert cell.stderr == "to stderr\n"
+
+
+def test_output_streams_while_the_cell_runs(kc: Any) -> None:
+    cell = execute(kc, 'for (i in 1..4) {\n    println("tick $i")\n    Thread.sleep(400)\n}')
+    streams = cell.outputs("stream")
+    assert cell.stdout == "".join(f"tick {i}\n" for i in range(1, 5))
+    assert len(streams) >= 3, "ticks 400 ms apart must arrive as separate messages"
+    first = streams[0]["header"]["date"]
+    reply = cell.reply["header"]["date"]
+    assert (reply - first).total_seconds() >= 0.9, "the first tick must be sent while the cell still runs"
+
+
+def test_output_of_await_and_launch(kc: Any) -> None:
+    cell = execute(
+        kc,
+        'await { println("from await") }\n'
+        'val job = launch { delay(100); println("from launch") }\n'
+        "await { job.join() }\n"
+        '"done"',
+    )
+    assert cell.status == "ok"
+    assert cell.stdout == "from await\nfrom launch\n"
+    assert cell.result == "done"
+
+
+def test_hundred_thousand_lines(kc: Any) -> None:
+    cell = execute(kc, 'for (i in 1..100000) println("line $i")', timeout=300)
+    assert cell.status == "ok"
+    lines = cell.stdout.splitlines()
+    assert len(lines) == 100_000
+    assert lines[0] == "line 1" and lines[-1] == "line 100000"
+    assert len(cell.outputs("stream")) < 2000, "output must be coalesced into few messages"
+
+
+def test_warnings_on_stderr_and_in_metadata(kc: Any) -> None:
+    cell = execute(kc, '@Deprecated("use another")\nfun oldOne() = 1\noldOne()')
+    assert cell.status == "ok" and cell.result == "1"
+    assert f"{snippet(cell)}:3:1: warning:" in cell.stderr
+    assert cell.kotlin_llm["warnings"] and "warning:" in cell.kotlin_llm["warnings"][0]
+    assert cell.kotlin_llm["resolved_versions"] == {}
+
+
+def test_complete_declared_names_and_keywords(kc: Any) -> None:
+    execute(kc, 'val greetingText = "hi"')
+    reply = request(kc, "complete_request", code="greetingT", cursor_pos=9)["content"]
+    assert reply["status"] == "ok"
+    assert "greetingText" in reply["matches"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (0, 9)
+    keywords = request(kc, "complete_request", code="whil", cursor_pos=4)["content"]
+    assert "while" in keywords["matches"]
+
+
+def test_complete_members(kc: Any) -> None:
+    code = 'val memberProbe = "abc"\nmemberProbe.len'
+    execute(kc, 'val memberProbe = "abc"')
+    reply = request(kc, "complete_request", code=code, cursor_pos=len(code))["content"]
+    if reply["metadata"]["kotlin_llm"]["source"] != "engine":
+        pytest.fail("member completion needs ScriptSession.complete(code, cursor) of the engine, which is missing")
+    assert "length" in reply["matches"]
+    assert reply["cursor_start"] == len(code) - 3
+
+
+def test_inspect(kc: Any) -> None:
+    execute(kc, "fun inspectedFunction(x: Int): String = x.toString()")
+    code = "inspectedFunction(1)"
+    reply = request(kc, "inspect_request", code=code, cursor_pos=3, detail_level=0)["content"]
+    assert reply["status"] == "ok" and reply["found"]
+    assert "inspectedFunction" in reply["data"]["text/plain"]
+    missing = request(kc, "inspect_request", code="  ", cursor_pos=1, detail_level=0)["content"]
+    assert missing["status"] == "ok" and not missing["found"]
+
+
+def test_is_complete(kc: Any) -> None:
+    assert request(kc, "is_complete_request", code="fun f() {")["content"] == {"status": "incomplete", "indent": "    "}
+    assert request(kc, "is_complete_request", code="1 + 1")["content"]["status"] == "complete"
+    assert request(kc, "is_complete_request", code="1 + 1)")["content"]["status"] == "invalid"
