@@ -19,6 +19,7 @@ class KotlinKernelConformance(jkt.KernelTests):
         {"code": '"kot" + "lin"', "result": "kotlin"},
         {"code": "listOf(1, 2)", "result": "[1, 2]"},
     ]
+    completion_samples = [{"text": "printl", "matches": {"println"}}]
     complete_code_samples = ["1 + 1", "fun f() = 1", 'val s = """a\n${1}"""']
     incomplete_code_samples = ["fun f() {", "listOf(1,", 'val s = """a', "x +"]
     invalid_code_samples = ["1 + 1)", "}"]

@@ -1,0 +1,82 @@
+"""A Maven repository built by the tests (jars compiled with javac) and served over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import shutil
+import subprocess
+import tempfile
+import threading
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def _javac() -> str:
+    javac = shutil.which("javac")
+    if javac is None:
+        raise RuntimeError("javac is needed to build the test repository: install a JDK")
+    return javac
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    path.with_name(path.name + ".sha1").write_text(hashlib.sha1(data).hexdigest(), encoding="ascii")
+
+
+def add_artifact(root: Path, group: str, artifact: str, version: str, java_sources: dict[str, str]) -> None:
+    """Compiles ``java_sources`` (class name → source) into ``group:artifact:version``'s jar, with its POM."""
+    base = root / group.replace(".", "/") / artifact / version
+    with tempfile.TemporaryDirectory() as work:
+        sources = []
+        for class_name, source in java_sources.items():
+            file = Path(work, "src", *class_name.split(".")).with_suffix(".java")
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(source, encoding="utf-8")
+            sources.append(str(file))
+        classes = Path(work, "classes")
+        subprocess.run([_javac(), "--release", "17", "-d", str(classes), *sources], check=True)
+        jar = Path(work, "out.jar")
+        with zipfile.ZipFile(jar, "w") as archive:
+            for file in sorted(classes.rglob("*.class")):
+                archive.write(file, file.relative_to(classes).as_posix())
+        _write(base / f"{artifact}-{version}.jar", jar.read_bytes())
+    pom = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0">\n'
+        f"  <modelVersion>4.0.0</modelVersion>\n  <groupId>{group}</groupId>\n  <artifactId>{artifact}</artifactId>\n"
+        f"  <version>{version}</version>\n</project>\n"
+    )
+    _write(base / f"{artifact}-{version}.pom", pom.encode())
+
+
+def add_metadata(root: Path, group: str, artifact: str, versions: list[str]) -> None:
+    listed = "".join(f"<version>{v}</version>" for v in versions)
+    xml = (
+        f"<metadata><groupId>{group}</groupId><artifactId>{artifact}</artifactId><versioning>"
+        f"<versions>{listed}</versions></versioning></metadata>"
+    )
+    _write(root / group.replace(".", "/") / artifact / "maven-metadata.xml", xml.encode())
+
+
+@contextmanager
+def served(root: Path) -> Iterator[str]:
+    """Serves ``root`` on 127.0.0.1 and yields its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,67 @@
+"""@file:DependsOn through the kernel: resolved versions shown, errors located, against a repository on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from kernel_client import execute, running_kernel, warm_up
+from maven_repository import add_artifact, add_metadata, served
+
+
+def greeter(version: str) -> dict[str, str]:
+    return {
+        "com.example.greeter.Greeter": (
+            "package com.example.greeter;\n"
+            f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
+        )
+    }
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("repo")
+    for version in ("1.0", "1.1", "2.0-RC1"):
+        add_artifact(root, "com.example", "greeter", version, greeter(version))
+    add_metadata(root, "com.example", "greeter", ["1.0", "1.1", "2.0-RC1", "2.0-SNAPSHOT"])
+    with served(root) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def kernel_with_repository(repository: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    local = tmp_path_factory.mktemp("local-repo")
+    arguments = [
+        f"--KotlinKernel.local_repository={local}",
+        f"--KotlinKernel.repositories={json.dumps([repository])}",
+    ]
+    with running_kernel(extra_arguments=arguments) as (_, kc):
+        warm_up(kc)
+        yield kc
+
+
+def test_a_version_less_dependency_shows_the_version_it_resolved_to(kernel_with_repository: object) -> None:
+    cell = execute(kernel_with_repository, '@file:DependsOn("com.example:greeter")\ncom.example.greeter.Greeter.version()')
+    assert cell.status == "ok", cell.error
+    assert cell.result == "1.1"
+    assert "Resolved 'com.example:greeter' to its latest stable version '1.1'" in cell.stdout + cell.stderr
+    assert cell.kotlin_llm["resolved_versions"] == {"com.example:greeter": "1.1"}
+
+
+def test_an_unresolvable_dependency_is_a_located_compilation_error(kernel_with_repository: object, repository: str) -> None:
+    cell = execute(kernel_with_repository, '@file:DependsOn("com.example:nosuch:1.0")\nval x = 1')
+    assert cell.status == "error"
+    number = cell.content["execution_count"]
+    assert cell.error is not None
+    assert cell.error["ename"] == "CompilationError"
+    assert "\n".join(cell.error["traceback"]) == (
+        f"snippet{number}.kts:1:1: error: Cannot resolve 'com.example:nosuch:1.0': not found in {repository}\n"
+        '  | <error>@file:DependsOn("com.example:nosuch:1.0")</error>'
+    )
+
+
+def test_the_dependency_stays_available_to_later_cells(kernel_with_repository: object) -> None:
+    execute(kernel_with_repository, '@file:DependsOn("com.example:greeter")\n1')
+    cell = execute(kernel_with_repository, "import com.example.greeter.Greeter\nGreeter.version()")
+    assert cell.result == "1.1"
