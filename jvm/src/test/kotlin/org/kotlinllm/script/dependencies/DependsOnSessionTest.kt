@@ -78,6 +78,26 @@ class DependsOnSessionTest {
     }
 
     @Test
+    fun `a class of the host wins over the same class in a dependency`() {
+        val value = run(
+            "@file:DependsOn(\"com.example:hostlib:1.0\")\n" +
+                "import org.kotlinllm.script.dependencies.HostLib\n" +
+                "import org.kotlinllm.script.dependencies.OnlyInDependency\n" +
+                "HostLib.who() + \" / \" + OnlyInDependency.who()",
+        ).assertValue()
+        assertEquals("host / only in the dependency", value.value)
+    }
+
+    @Test
+    fun `a version range is resolved by Maven`() = runBlocking {
+        val configuration = SessionConfiguration(localRepository = localRepository, defaultRepositories = listOf(server.url("repo1/")))
+        ScriptSession(configuration = configuration).use { fresh ->
+            val value = fresh.execute("@file:DependsOn(\"com.example:greeter:[1.0,1.0]\")\ncom.example.greeter.Greeter.version()")
+            assertEquals("1.0", value.assertValue().value)
+        }
+    }
+
+    @Test
     fun `a host library in the dependencies is left out with a warning`() {
         val value = run("@file:DependsOn(\"com.example:kotlinuser:1.0\")\nKotlinVersion.CURRENT.toString()").assertValue()
         assertEquals(KotlinVersion.CURRENT.toString(), value.value)

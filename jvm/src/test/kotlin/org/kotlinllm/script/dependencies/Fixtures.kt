@@ -56,6 +56,15 @@ internal object Fixtures {
                 mapOf("com.example.ku.KotlinUser" to "package com.example.ku; public class KotlinUser {}"),
                 listOf(TestDependency("org.jetbrains.kotlin", "kotlin-stdlib", "1.8.21")),
             )
+            artifact(
+                "com.example", "hostlib", "1.0",
+                mapOf(
+                    "org.kotlinllm.script.dependencies.HostLib" to
+                        "package org.kotlinllm.script.dependencies; public class HostLib { public static String who() { return \"dependency\"; } }",
+                    "org.kotlinllm.script.dependencies.OnlyInDependency" to
+                        "package org.kotlinllm.script.dependencies; public class OnlyInDependency { public static String who() { return \"only in the dependency\"; } }",
+                ),
+            )
         }
         TestRepository(root.resolve("repo2")).apply {
             artifact("com.example", "greeter", "1.2", greeter("1.2"))
