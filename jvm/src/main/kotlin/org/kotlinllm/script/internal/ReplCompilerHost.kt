@@ -129,7 +129,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             is ResultWithDiagnostics.Success -> {
                 val module = (result.value.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
                 val classFiles = module?.compilerOutputFiles.orEmpty()
-                (classFiles as? MutableMap<String, ByteArray>)?.let(LoopInterruption::instrument)
+                (classFiles as? MutableMap<String, ByteArray>)?.let(SnippetBytecode::instrument)
                     ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
                 addedClasspath += extraClasspath
                 Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles)
@@ -153,10 +153,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
         val started = System.nanoTime()
         val thread = Thread.currentThread()
+        // the snippet sets its own class loader as the context one (SnippetBytecode); restored afterwards
         val contextLoader = thread.contextClassLoader
         val result = try {
-            // libraries of @file:DependsOn find their resources and services through the context class loader
-            snippetClassLoader(compiled)?.let { thread.contextClassLoader = it }
             callSuspending { evaluator.eval(compiled.snippet, evaluationConfiguration) }
         } catch (e: Throwable) {
             if (e is VirtualMachineError && e !is StackOverflowError) throw e
@@ -179,15 +178,6 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
                 is ResultValue.NotEvaluated -> Evaluation.Broken("the snippet was not evaluated", null)
             }
         }
-    }
-
-    /** The class loader the evaluator will load the snippet with (it keeps it in the evaluation configuration). */
-    private fun snippetClassLoader(compiled: Compilation.Compiled): ClassLoader? = try {
-        val script = compiled.snippet.get()
-        (callSuspending { script.getClass(evaluationConfiguration) } as? ResultWithDiagnostics.Success)?.value?.java?.classLoader
-    } catch (e: Exception) {
-        logger.debug(e) { "no class loader for the snippet before evaluating it" }
-        null
     }
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */

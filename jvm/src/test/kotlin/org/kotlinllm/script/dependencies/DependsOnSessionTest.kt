@@ -46,8 +46,12 @@ class DependsOnSessionTest {
         assertEquals("1.1 yy", run("com.example.greeter.Greeter.version() + \" \" + com.example.util.Util.twice(\"y\")").assertValue().value)
         assertEquals(
             true,
-            run("Class.forName(\"com.example.util.Util\", false, Thread.currentThread().contextClassLoader) != null").assertValue().value,
-            "the context class loader of the snippet sees its dependencies",
+            run(
+                "val contextLoader = Thread.currentThread().contextClassLoader\n" +
+                    "Class.forName(\"com.example.util.Util\", false, contextLoader) == com.example.util.Util::class.java &&\n" +
+                    "contextLoader === object {}.javaClass.classLoader",
+            ).assertValue().value,
+            "the context class loader is the snippet's, which sees its dependencies",
         )
     }
 

@@ -6,13 +6,16 @@ import org.jetbrains.org.objectweb.asm.ClassWriter
 import org.jetbrains.org.objectweb.asm.Label
 import org.jetbrains.org.objectweb.asm.MethodVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
+import org.jetbrains.org.objectweb.asm.Type
 import org.kotlinllm.script.snippet.Interruption
 
 /**
- * Rewrites the class files of a compiled snippet so that every loop calls [Interruption.check] once per iteration,
- * before its backward jump, which makes busy loops cancellable on every JDK.
+ * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
+ * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
+ * starts by making the snippet's class loader the thread's context class loader (with its `@file:DependsOn` jars),
+ * which libraries use to find their services and resources.
  */
-internal object LoopInterruption {
+internal object SnippetBytecode {
 
     private val owner = Interruption::class.java.name.replace('.', '/')
 
@@ -25,6 +28,7 @@ internal object LoopInterruption {
 
     fun instrument(bytes: ByteArray): ByteArray {
         val reader = ClassReader(bytes)
+        val className = reader.className
         val writer = ClassWriter(reader, 0)
         var changed = false
         reader.accept(object : ClassVisitor(Opcodes.ASM9, writer) {
@@ -32,8 +36,18 @@ internal object LoopInterruption {
                 access: Int, name: String?, descriptor: String?, signature: String?, exceptions: Array<out String>?,
             ): MethodVisitor {
                 val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+                val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
                 return object : MethodVisitor(Opcodes.ASM9, next) {
                     private val visited = HashSet<Label>()
+
+                    override fun visitCode() {
+                        super.visitCode()
+                        if (isSnippetBody) {
+                            super.visitLdcInsn(Type.getObjectType(className))
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "enterSnippet", "(Ljava/lang/Class;)V", false)
+                            changed = true
+                        }
+                    }
 
                     override fun visitLabel(label: Label) {
                         visited += label
@@ -49,11 +63,14 @@ internal object LoopInterruption {
                     }
 
                     override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                        super.visitMaxs(maxStack, maxLocals)
+                        super.visitMaxs(maxOf(maxStack, 1), maxLocals)
                     }
                 }
             }
         }, 0)
         return if (changed) writer.toByteArray() else bytes
     }
+
+    private const val SNIPPET_BODY = "\$\$eval"
+    private val SNIPPET_CLASS = Regex("Snippet\\d+")
 }
