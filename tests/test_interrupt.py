@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
+from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,10 +38,13 @@ def run_and_interrupt(km: Any, kc: Any, code: str) -> tuple[Any, float]:
     return cell, time.monotonic() - started
 
 
+BUSY_LOOP = 'var spins = 0L\nprintln("started")\nwhile (true) { spins++ }'
+
+
 @pytest.mark.parametrize(
     "code",
-    ['println("started")\nThread.sleep(60000)', 'println("started")\nawait { delay(60000) }'],
-    ids=["Thread.sleep", "await-delay"],
+    ['println("started")\nThread.sleep(60000)', 'println("started")\nawait { delay(60000) }', BUSY_LOOP],
+    ids=["Thread.sleep", "await-delay", "busy-loop"],
 )
 def test_interrupt_cancels_the_snippet(mode_kernel: tuple[Any, Any], code: str) -> None:
     km, kc = mode_kernel
@@ -60,3 +65,24 @@ def test_idle_interrupt_is_harmless(mode_kernel: tuple[Any, Any]) -> None:
     cell = execute(kc, "Thread.sleep(1500)\nbefore + 35")
     assert cell.status == "ok", cell.content
     assert cell.result == "42"
+
+
+def _jdk_home(version: int) -> str | None:
+    script = Path(__file__).resolve().parent.parent / "scripts" / "find-jdk.sh"
+    found = subprocess.run(["bash", str(script), str(version)], capture_output=True, text=True, check=False)
+    return found.stdout.strip() or None
+
+
+def test_a_busy_loop_is_interrupted_on_jdk_25() -> None:
+    """JDK 20+ has no Thread.stop: the engine's loop checks are what end a loop that ignores interrupts."""
+    jdk25 = _jdk_home(25)
+    if jdk25 is None:
+        pytest.skip("no JDK 25 found (set JDK25_HOME)")
+    with running_kernel(extra_arguments=[f"--KotlinKernel.java_home={jdk25}"]) as (km, kc):
+        warm_up(kc)
+        assert execute(kc, "System.getProperty(\"java.specification.version\")").result == "25"
+        cell, delay = run_and_interrupt(km, kc, BUSY_LOOP)
+        assert cell.status == "error", cell.content
+        assert delay <= INTERRUPT_DEADLINE, f"the reply came {delay:.2f} s after the interrupt"
+        assert cell.content["evalue"] == "the snippet was cancelled while running"
+        assert execute(kc, "spins > 0").result == "true", "the session keeps its state"
