@@ -14,12 +14,19 @@ import kotlin.time.Duration.Companion.seconds
  * @property resolutionTimeout how long a repository may stay silent before resolving fails.
  * @property captureOutput whether what the snippets print goes to [ScriptSession.output] instead of the process's
  *   standard streams.
+ * @property mavenSettings the Maven settings file whose mirrors, proxies and server credentials apply to resolving
+ *   `@file:DependsOn` artifacts; null means the system property `kotlinllm.maven.settings`, else `~/.m2/settings.xml`
+ *   when it exists. Its `localRepository` is not used: [localRepository] is. Server and mirror ids match a
+ *   repository's id: `central` for Maven Central, and for a `@file:Repository` URL that URL with every character
+ *   outside `A-Z a-z 0-9 . _ -` replaced by `_`. The `maven-metadata.xml` read for version-less coordinates ignores
+ *   these settings.
  */
 public data class SessionConfiguration(
     val localRepository: Path = Path.of(System.getProperty("user.home"), ".m2", "repository"),
     val defaultRepositories: List<String> = emptyList(),
     val resolutionTimeout: Duration = 8.seconds,
     val captureOutput: Boolean = false,
+    val mavenSettings: Path? = null,
 ) {
     public companion object {
         /**

@@ -29,9 +29,13 @@ internal data class BackendSettings(
     val localRepository: Path,
     val connectTimeoutMillis: Int,
     val requestTimeoutMillis: Int,
+    val maven: MavenSettings = MavenSettings.NONE,
 )
 
-/** A remote repository: [id] keys the local repository's metadata files. */
+/**
+ * A remote repository: [id] keys the local repository's metadata files, and is the id that a `<server>` or a
+ * `<mirror>` of the Maven settings matches (see [RepositoryUrls.idOf]).
+ */
 internal data class RepositorySpec(val id: String, val url: String)
 
 /** A jar (or other file) that resolution produced. */
@@ -49,7 +53,8 @@ internal data class ResolvedArtifact(
     val coordinates: String get() = "$key:$version"
 }
 
-internal enum class FailureKind { NOT_FOUND, UNREACHABLE, TIMEOUT, OTHER }
+/** [DENIED]: the repository answered HTTP 401 or 403. */
+internal enum class FailureKind { NOT_FOUND, UNREACHABLE, TIMEOUT, DENIED, OTHER }
 
 internal sealed interface BackendResult {
     /** The root first, then its dependencies. */
@@ -59,11 +64,15 @@ internal sealed interface BackendResult {
      * @property artifact `group:artifact:version` of the artifact that failed (the root or a dependency).
      * @property repositories the URLs it failed in.
      * @property cause one line, e.g. `Connection refused`.
+     * @property repositoryId the id of the repository (or mirror) that failed, when known.
+     * @property status the HTTP status of a [FailureKind.DENIED] failure.
      */
     data class Failure(
         val kind: FailureKind,
         val artifact: String,
         val repositories: List<String>,
         val cause: String,
+        val repositoryId: String? = null,
+        val status: Int? = null,
     ) : BackendResult
 }

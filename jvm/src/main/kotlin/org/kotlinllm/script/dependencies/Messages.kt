@@ -48,6 +48,15 @@ internal object Messages {
     fun timedOut(subject: String, repository: String, timeout: Duration): String =
         "Cannot resolve '$subject': $repository did not answer within ${seconds(timeout)}"
 
+    fun denied(subject: String, repository: String, repositoryId: String, status: Int): String =
+        "Cannot resolve '$subject': $repository denied access (HTTP $status); " +
+            "give its credentials in a <server> with the id '$repositoryId' of the Maven settings"
+
+    fun settingsMissing(file: String): String = "Cannot resolve dependencies: the Maven settings file $file does not exist"
+
+    fun settingsUnreadable(file: String, cause: String): String =
+        "Cannot resolve dependencies: the Maven settings file $file is unreadable: $cause"
+
     fun failed(subject: String, repository: String?, cause: String): String =
         if (repository == null) "Cannot resolve '$subject': $cause" else "Cannot resolve '$subject' from $repository: $cause"
 

@@ -29,7 +29,11 @@ internal object RepositoryUrls {
         return if (directory.isAbsolute && directory.isDirectory()) directory.toUri().toString() else null
     }
 
-    /** `central` for Maven Central (so files Maven itself downloaded count as available), else the URL made safe. */
+    /**
+     * `central` for Maven Central (so files Maven itself downloaded count as available, and a settings `<mirror>` of
+     * `central` or a `<server>` with the id `central` applies), else the URL with every character outside
+     * `A-Z a-z 0-9 . _ -` replaced by `_`, e.g. `https___repo.example.com_maven_` for `https://repo.example.com/maven/`.
+     */
     fun idOf(url: String, centralUrl: String): String =
         if (url.trimEnd('/') == centralUrl.trimEnd('/')) "central" else url.replace(ID_UNSAFE, "_")
 }

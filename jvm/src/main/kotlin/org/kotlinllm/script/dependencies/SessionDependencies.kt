@@ -17,6 +17,8 @@ private val logger = KotlinLogging.logger {}
  *
  * Repositories are those declared by this and earlier (committed) snippets, or, while none is declared,
  * [SessionConfiguration.defaultRepositories] (empty: Maven Central). Jars the host already provides are left out.
+ * The mirrors, proxies and credentials of the Maven settings ([SettingsReader]) apply to resolving artifacts, not to
+ * the `maven-metadata.xml` read for version-less coordinates; the local repository is the configured one.
  */
 internal class SessionDependencies(
     configuration: SessionConfiguration,
@@ -28,6 +30,7 @@ internal class SessionDependencies(
         connectTimeoutMillis = timeout.inWholeMilliseconds.toInt(),
         requestTimeoutMillis = timeout.inWholeMilliseconds.toInt(),
     )
+    private val settingsFile = configuration.mavenSettings
     private val defaultRepositories = configuration.defaultRepositories
     private val hostLibraries = HostLibraries(hostClassLoader)
     private val metadata = MetadataVersions(timeout)
@@ -49,8 +52,13 @@ internal class SessionDependencies(
         backendResult?.getOrNull()?.close()
     }
 
+    /** Reads the Maven settings once, when the session first resolves; a failure to read them is kept too. */
     private fun backend(): Result<MavenBackend> =
-        backendResult ?: ResolverLibrary.newBackend(settings).also { backendResult = it }
+        backendResult ?: try {
+            ResolverLibrary.newBackend(settings.copy(maven = SettingsReader.read(settingsFile)))
+        } catch (e: SettingsException) {
+            Result.failure(e)
+        }.also { backendResult = it }
 
     /** The resolution of one snippet; changes nothing in [state] until its commit. */
     private inner class SnippetResolution(private val declared: DeclaredAnnotations) {
@@ -77,8 +85,11 @@ internal class SessionDependencies(
             if (dependencies.isEmpty()) return resolved(newRepositories, emptyList())
 
             val backend = backend().getOrElse { cause ->
-                val message = Messages.resolverMissing(cause.message ?: cause.javaClass.simpleName)
-                return DependencyResolution.Failed(dependencies.map { (_, range) -> error(message, range, Messages.RESOLVER_MISSING_HINT) })
+                val failed = dependencies.map { (_, range) ->
+                    if (cause is SettingsException) error(cause.message.orEmpty(), range)
+                    else error(Messages.resolverMissing(cause.message ?: cause.javaClass.simpleName), range, Messages.RESOLVER_MISSING_HINT)
+                }
+                return DependencyResolution.Failed(failed)
             }
             val repositories = (state.repositories + newRepositories).ifEmpty { defaultRepositories }
                 .ifEmpty { listOf(backend.centralUrl) }
@@ -147,6 +158,7 @@ internal class SessionDependencies(
                 }
                 FailureKind.UNREACHABLE -> Messages.unreachable(root, repository ?: "the repository", failure.cause)
                 FailureKind.TIMEOUT -> Messages.timedOut(root, repository ?: "the repository", timeout)
+                FailureKind.DENIED -> Messages.denied(root, repository ?: "the repository", failure.repositoryId ?: "?", failure.status ?: 0)
                 FailureKind.OTHER -> Messages.failed(root, repository, failure.cause)
             }
             return error(message, range)

@@ -7,11 +7,15 @@ import java.net.InetSocketAddress
 import java.net.ServerSocket
 import java.nio.file.Files
 import java.nio.file.Path
+import java.util.Base64
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executors
 
-/** Serves [root] over HTTP on 127.0.0.1 (a 404 for what is absent) and logs the paths asked for. */
-internal class RepositoryServer(private val root: Path) : AutoCloseable {
+/**
+ * Serves [root] over HTTP on 127.0.0.1 (a 404 for what is absent) and logs the paths asked for. With [credentials]
+ * (`user:password`), a request without them gets a 401 Basic challenge, and is logged too.
+ */
+internal class RepositoryServer(private val root: Path, private val credentials: String? = null) : AutoCloseable {
     private val server: HttpServer = HttpServer.create(InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0)
     private val executor = Executors.newFixedThreadPool(4)
 
@@ -30,6 +34,11 @@ internal class RepositoryServer(private val root: Path) : AutoCloseable {
     private fun serve(exchange: HttpExchange) {
         val path = exchange.requestURI.path
         requests += path
+        if (credentials != null && !authorized(exchange, credentials)) {
+            exchange.responseHeaders.add("WWW-Authenticate", "Basic realm=\"test\"")
+            exchange.sendResponseHeaders(401, -1)
+            return
+        }
         val file = root.resolve(path.removePrefix("/")).normalize()
         if (!file.startsWith(root) || !Files.isRegularFile(file)) {
             exchange.sendResponseHeaders(404, -1)
@@ -42,6 +51,11 @@ internal class RepositoryServer(private val root: Path) : AutoCloseable {
         }
         exchange.sendResponseHeaders(200, bytes.size.toLong())
         exchange.responseBody.write(bytes)
+    }
+
+    private fun authorized(exchange: HttpExchange, credentials: String): Boolean {
+        val expected = "Basic " + Base64.getEncoder().encodeToString(credentials.toByteArray())
+        return exchange.requestHeaders.getFirst("Authorization") == expected
     }
 
     override fun close() {

@@ -46,10 +46,11 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
         Comparator { a, b -> versionScheme.parseVersion(a).compareTo(versionScheme.parseVersion(b)) }
 
     override fun resolve(coordinates: String, repositories: List<RepositorySpec>, onTransfer: (String, Boolean) -> Unit): BackendResult {
-        val remotes = repositories.map(::remoteRepository)
         val (result, took) = measureTimedValue {
             newSession(onTransfer).use { session ->
                 try {
+                    // the mirrors, proxies and credentials of the Maven settings, as Maven applies them
+                    val remotes = system.newResolutionRepositories(session, repositories.map(::remoteRepository))
                     // the snippet is the project and the artifact its direct dependency, as in a POM: so optional
                     // and test dependencies of the artifact are left out, as Maven does
                     val direct = Dependency(DefaultArtifact(coordinates), JavaScopes.COMPILE)
@@ -81,6 +82,7 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
 
     private fun newSession(onTransfer: (String, Boolean) -> Unit): RepositorySystemSession.CloseableSession =
         SessionBuilderSupplier(system).get()
+            .also { SettingsSelectors.applyTo(it, settings.maven) }
             // "simple": a jar in the local repository is used whichever repository it came from
             .withLocalRepositories(LocalRepository(settings.localRepository, "simple"))
             .setSystemProperties(System.getProperties())

@@ -4,6 +4,7 @@ import org.eclipse.aether.collection.DependencyCollectionException
 import org.eclipse.aether.resolution.ArtifactDescriptorException
 import org.eclipse.aether.resolution.ArtifactResolutionException
 import org.eclipse.aether.resolution.DependencyResolutionException
+import org.eclipse.aether.spi.connector.transport.http.HttpTransporterException
 import org.eclipse.aether.transfer.ArtifactNotFoundException
 import org.eclipse.aether.transfer.ArtifactTransferException
 import org.kotlinllm.script.dependencies.BackendResult
@@ -24,7 +25,9 @@ internal object FailureAnalysis {
         if (broken != null) {
             val cause = rootCause(broken)
             val repository = listOfNotNull(broken.repository?.url)
-            return BackendResult.Failure(kindOf(cause), coordinatesOf(broken), repository, oneLine(cause))
+            val status = deniedStatus(broken)
+            val kind = if (status != null) FailureKind.DENIED else kindOf(cause)
+            return BackendResult.Failure(kind, coordinatesOf(broken), repository, oneLine(cause), broken.repository?.id, status)
         }
         val missing = transfers.firstOrNull()
         if (missing != null) {
@@ -50,6 +53,13 @@ internal object FailureAnalysis {
         is ConnectException, is UnknownHostException, is NoRouteToHostException -> FailureKind.UNREACHABLE
         else -> FailureKind.OTHER
     }
+
+    /** 401 or 403, when the transport was refused access; null otherwise. */
+    private fun deniedStatus(error: Throwable): Int? =
+        generateSequence(error) { it.cause.takeIf { cause -> cause !== it } }.take(MAX_CAUSES)
+            .filterIsInstance<HttpTransporterException>().map { it.statusCode }.firstOrNull { it == 401 || it == 403 }
+
+    private const val MAX_CAUSES = 20
 
     private fun rootCause(error: Throwable): Throwable {
         var current = error
