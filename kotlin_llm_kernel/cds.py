@@ -210,12 +210,19 @@ def options_for(java: JavaRuntime, classpath: Sequence[str], options: Sequence[s
     return []
 
 
+def _write_request(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str]) -> None:
+    """What the helper needs, readable by this user only (``-D`` options may hold secrets); deleted after use."""
+    request = {"java_home": str(java.home), "classpath": list(classpath), "options": list(options)}
+    fd = os.open(archive.request, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        json.dump(request, file)
+
+
 def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str]) -> bool:
     """Starts ``python -m kotlin_llm_kernel.cds --request …`` detached (own session, low priority)."""
     if not archive.take_lock():
         return False
-    request = {"java_home": str(java.home), "classpath": list(classpath), "options": list(options)}
-    archive.request.write_text(json.dumps(request), encoding="utf-8")
+    _write_request(archive, java, classpath, options)
     with open(archive.log_file, "ab") as log_file:
         subprocess.Popen(
             [sys.executable, "-m", "kotlin_llm_kernel.cds", "--request", str(archive.request), "--nice"],
@@ -292,9 +299,7 @@ def build(settings: JvmSettings | None = None) -> Archive:
     archive.failed.unlink(missing_ok=True)
     if not archive.take_lock():
         raise RuntimeError(f"another process is making {archive.path} (lock {archive.lock})")
-    archive.request.write_text(
-        json.dumps({"java_home": str(java.home), "classpath": classpath, "options": options}), encoding="utf-8"
-    )
+    _write_request(archive, java, classpath, options)
     _run_request(archive, json.loads(archive.request.read_text(encoding="utf-8")))
     return archive
 

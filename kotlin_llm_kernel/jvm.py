@@ -27,12 +27,14 @@ DEFAULT_JVM_OPTIONS: tuple[str, ...] = (
     "-XX:TieredStopAtLevel=1",
     # The serial collector: no concurrent GC threads competing for the 2 cores, and less RSS than G1.
     "-XX:+UseSerialGC",
-    # A small heap to begin with (the default is 1/64 of the machine's memory, 383 MB here, mostly young
-    # generation whose pages all get touched). A fixed 24 MB young generation keeps the allocation churn of
-    # compiling in few pages; the old generation grows with what the session keeps, and gives memory back
-    # after a full collection when more than 40% of it is free. Measured: ~100 MB less RSS after 50 cells.
-    "-Xms32m",
-    "-Xmn24m",
+    # A smaller heap to begin with: the default initial heap is 1/64 of the machine's memory (383 MB here), a
+    # third of it young generation whose pages all get touched by the compiler's garbage. A fixed 64 MB young
+    # generation keeps that churn in fewer pages; the old generation grows with what the session keeps, and
+    # shrinks after a full collection when more than 40% of it is free. Measured (bench/RESULTS.md, "Levers"):
+    # ~60 MB less RSS after 50 cells, cells as fast. A 24 MB young generation saved ~100 MB but collected so often
+    # that cells took ~17% more CPU (GC and JPype's reference-queue thread).
+    "-Xms96m",
+    "-Xmn64m",
     "-XX:MinHeapFreeRatio=20",
     "-XX:MaxHeapFreeRatio=40",
 )
