@@ -25,6 +25,8 @@ DROPPED_VARIABLES = (
     "KOTLIN_LLM_JVM_OPTIONS",
     "KOTLIN_LLM_CLASSPATH",
     "KOTLIN_LLM_ENGINE_JARS",
+    "KOTLIN_LLM_CDS",
+    "KOTLIN_LLM_EARLY_START",
 )
 
 PACKAGES = ("kotlin-llm-kernel", "jupyter_client", "ipykernel", "pyzmq", "JPype1", "psutil")

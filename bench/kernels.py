@@ -71,6 +71,51 @@ def prepare_kernelspecs(kernels_dir: Path, ours: Path | None, anchor: Path | Non
         _copy_spec(anchor, kernels_dir / ANCHOR_KERNEL, str(anchor_python))
 
 
+@dataclass(frozen=True)
+class Variant:
+    """Ours with some settings changed: kernel environment variables and extra kernel arguments."""
+
+    name: str
+    env: tuple[tuple[str, str], ...]
+    arguments: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return f"ours-{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> Variant:
+        """``NAME=ITEM[;ITEM…]``: an item ``--x=…`` is a kernel argument, ``VAR=value`` an environment variable."""
+        name, _, items = text.partition("=")
+        if not name or not items or not name.replace("-", "").isalnum():
+            raise ValueError(f"--variant takes NAME=ITEM[;ITEM…], got {text!r}")
+        env: list[tuple[str, str]] = []
+        arguments: list[str] = []
+        for item in filter(None, (i.strip() for i in items.split(";"))):
+            if item.startswith("--"):
+                arguments.append(item)
+            elif "=" in item:
+                variable, _, value = item.partition("=")
+                env.append((variable, value))
+            else:
+                raise ValueError(f"--variant item {item!r} is neither --argument=… nor VAR=value")
+        return cls(name, tuple(env), tuple(arguments))
+
+    def describe(self) -> str:
+        return "; ".join([*(f"`{k}={v}`" for k, v in self.env), *(f"`{a}`" for a in self.arguments)])
+
+
+def prepare_variant(kernels_dir: Path, variant: Variant) -> None:
+    """Copies our prepared kernelspec as ``kotlin-llm-<name>`` with the variant's changes."""
+    target = kernels_dir / f"{OURS_KERNEL}-{variant.name}"
+    shutil.copytree(kernels_dir / OURS_KERNEL, target)
+    spec_file = target / "kernel.json"
+    spec = json.loads(spec_file.read_text(encoding="utf-8"))
+    spec["argv"] += list(variant.arguments)
+    spec["env"] = {**spec.get("env", {}), **dict(variant.env)}
+    spec_file.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+
+
 def spec_manager(kernels_dir: Path) -> KernelSpecManager:
     return KernelSpecManager(kernel_dirs=[str(kernels_dir)])
 

@@ -10,6 +10,23 @@ from workload import ERROR, FIRST, PHASES, RSS_CELL, TAIL, WARM_CLASS, WARM_EXPR
 
 MB = 1_000_000  # RSS is reported in MB of 10^6 bytes (the stricter reading of "300 MB")
 KINDS = ("ours", "anchor", "floor")
+#: Kinds named ``ours-<name>`` are ours with one lever changed (``--variant``), shown in the "Levers" table.
+VARIANT_PREFIX = "ours-"
+LEVER_METRICS = (
+    "kernel_info",
+    "first_result",
+    "first_cell",
+    "expr_median",
+    "expr_p90",
+    "fun_median",
+    "class_median",
+    "rss_start",
+    "rss_first",
+    "rss_50",
+    "rss_total",
+    "cpu_to_first",
+    "cpu_total",
+)
 
 
 def _cells(record: StartRecord, phase: str) -> list[CellTiming]:
@@ -229,8 +246,26 @@ class Comparison:
         for metric in [*metrics(self.workload), *FLOOR_PHASES]:
             self.summaries[metric.key] = {
                 kind: Summary.of([v for r in self.records if r.kind == kind and (v := metric.extract(r)) is not None])
-                for kind in KINDS
+                for kind in (*KINDS, *self.variants())
             }
+
+    def variants(self) -> list[str]:
+        """The kinds of ours run with a lever changed (``--variant``), in the order they ran."""
+        return list(dict.fromkeys(r.kind for r in self.records if r.kind.startswith(VARIANT_PREFIX)))
+
+    def levers(self, descriptions: dict[str, str]) -> str:
+        """Ours as shipped next to each variant of ours, same run: what each lever changes."""
+        variants = self.variants()
+        if not variants:
+            return ""
+        head = "| metric | unit | ours | " + " | ".join(f"{v} ({descriptions.get(v, '')})" for v in variants) + " |"
+        lines = [head, "|---|---|---|" + "---|" * len(variants)]
+        for metric in metrics(self.workload):
+            if metric.key not in LEVER_METRICS:
+                continue
+            cells = [_cell(self.get(metric.key, kind), metric.unit) for kind in ["ours", *variants]]
+            lines.append(f"| {metric.label} | {metric.unit} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
 
     def get(self, key: str, kind: str) -> Summary | None:
         return self.summaries.get(key, {}).get(kind)
@@ -414,8 +449,9 @@ def render(
     context: Sequence[tuple[str, str]],
     kernels: Sequence[tuple[str, str]],
     notes: Sequence[str],
+    variants: dict[str, str] | None = None,
 ) -> str:
-    """The whole RESULTS.md."""
+    """The whole RESULTS.md; ``variants``: kind → what was changed in that variant of ours."""
     w = comparison.workload
     parts = [
         "# Benchmark results: kotlin-llm vs JetBrains' Kotlin kernel (anchor) vs the engine alone (floor)",
@@ -446,6 +482,18 @@ def render(
         "",
         comparison.targets_table(),
         "",
+    ]
+    if levers := comparison.levers(variants or {}):
+        parts += [
+            "## Levers",
+            "",
+            "Ours as shipped next to ours with one lever turned off (same run, interleaved; median [min–max] over",
+            "the starts of each).",
+            "",
+            levers,
+            "",
+        ]
+    parts += [
         "## Floor start-up phases",
         "",
         comparison.floor_phases(),

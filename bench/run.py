@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +25,16 @@ import environment
 from anchor import VERSION as ANCHOR_VERSION
 from anchor import AnchorInstall, ensure_anchor
 from floor import run_floor_start
-from kernels import ANCHOR_KERNEL, OURS_KERNEL, Timeouts, find_our_kernelspec, prepare_kernelspecs, run_kernel_start
+from kernels import (
+    ANCHOR_KERNEL,
+    OURS_KERNEL,
+    Timeouts,
+    Variant,
+    find_our_kernelspec,
+    prepare_kernelspecs,
+    prepare_variant,
+    run_kernel_start,
+)
 from measure import StartRecord, busy_cpu_seconds
 from report import KINDS, Comparison, render
 from workload import Workload
@@ -48,6 +58,14 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--kinds", default=",".join(KINDS), help="what to run, in this order each round (default ours,anchor,floor)"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME=ITEM[;ITEM…]",
+        help="also run ours as kind `ours-NAME` with ITEMs changed: `VAR=value` sets an environment variable of the "
+        "kernel, `--KotlinKernel.x=…` adds a kernel argument (e.g. no-cds=KOTLIN_LLM_CDS=0); repeatable",
     )
     parser.add_argument("--java-home", help="the JDK for all three (default: JAVA_HOME, else java on PATH)")
     parser.add_argument(
@@ -82,6 +100,13 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     unknown = set(args.kinds) - set(KINDS)
     if unknown or not args.kinds:
         parser.error(f"--kinds takes some of {', '.join(KINDS)}")
+    try:
+        args.variants = [Variant.parse(text) for text in args.variant]
+    except ValueError as error:
+        parser.error(str(error))
+    if args.variants and "ours" in args.kinds:  # each variant runs right after ours, in every round
+        at = args.kinds.index("ours") + 1
+        args.kinds[at:at] = [variant.kind for variant in args.variants]
     if args.starts < 1:
         parser.error("--starts must be at least 1")
     return args
@@ -124,7 +149,22 @@ def _setup(args: argparse.Namespace, notes: list[str]) -> tuple[AnchorInstall | 
     prepare_kernelspecs(
         args.work / "kernels", ours, anchor.kernelspec if anchor else None, anchor.python if anchor else None
     )
+    if ours is not None:
+        for variant in args.variants:
+            prepare_variant(args.work / "kernels", variant)
     return anchor, ours
+
+
+def _prepare_archive(env: dict[str, str], notes: list[str]) -> None:
+    """Makes our class-data sharing archive before the starts (as after a first start), so none is timed while
+    its background helper runs."""
+    _progress("ours: making the class-data sharing archive (python -m kotlin_llm_kernel.cds)")
+    done = subprocess.run(
+        [sys.executable, "-m", "kotlin_llm_kernel.cds"], env=env, capture_output=True, text=True, timeout=1800
+    )
+    if done.returncode != 0:
+        notes.append(f"The class-data sharing archive could not be made: {done.stderr.strip()[-500:]}")
+        _progress(notes[-1])
 
 
 def _record_contention(record: StartRecord, busy: float, elapsed: float) -> None:
@@ -145,7 +185,7 @@ def _run_all(args: argparse.Namespace, kinds: list[str], workload: Workload, env
             if kind == "floor":
                 record = run_floor_start(index, workload, timeouts.start, timeouts.cell, env, log)
             else:
-                name = OURS_KERNEL if kind == "ours" else ANCHOR_KERNEL
+                name = ANCHOR_KERNEL if kind == "anchor" else f"{OURS_KERNEL}{kind.removeprefix('ours')}"
                 record = run_kernel_start(kind, index, name, args.work / "kernels", workload, timeouts, env, log)
             _record_contention(record, busy_cpu_seconds() - busy_before, time.monotonic() - began)
             records.append(record)
@@ -194,7 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
 
     anchor, ours = _setup(args, notes)
-    kinds = [k for k in args.kinds if not (k == "ours" and ours is None) and not (k == "anchor" and anchor is None)]
+    kinds = [
+        k for k in args.kinds if not (k.startswith("ours") and ours is None) and not (k == "anchor" and anchor is None)
+    ]
+    if ours is not None or "floor" in kinds:
+        _prepare_archive(env, notes)
     records = _run_all(args, kinds, workload, env)
 
     load_after = environment.load_average()
@@ -219,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
         ("wall time of the benchmark", f"{(time.monotonic() - began) / 60:.1f} min"),
     ]
-    text = render(Comparison(workload, records), command, context, _kernel_descriptions(records), notes)
+    variants = {v.kind: v.describe() for v in args.variants}
+    text = render(Comparison(workload, records), command, context, _kernel_descriptions(records), notes, variants)
     print(text)
     args.results.write_text(text, encoding="utf-8")
     raw = args.work / f"results-{time.strftime('%Y%m%d-%H%M%S')}.json"

@@ -13,6 +13,9 @@ def main(argv: list[str] | None = None) -> None:
 
         install(args[1:])
         return
+    from . import early
+
+    early.begin(args)  # the JVM and the compiler start while ipykernel is imported and set up
     from .app import launch
     from .jvm import exit_now
 

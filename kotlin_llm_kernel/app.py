@@ -10,8 +10,7 @@ from jupyter_core.paths import jupyter_config_path
 from traitlets.config import Application
 
 from .kernel import KotlinKernel
-
-CONFIG_FILE = "kotlin_llm_kernel_config"
+from .options import CONFIG_FILE
 
 
 class KotlinKernelApp(IPKernelApp):

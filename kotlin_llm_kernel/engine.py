@@ -96,6 +96,16 @@ class Execution:
     def is_settled(self) -> bool:
         return bool(self._settled.isDone())
 
+    def wait(self, timeout_ms: int) -> bool:
+        """Waits up to ``timeout_ms`` for the snippet to finish (cancelled or not); True when it has."""
+        try:
+            self._settled.get(jpype.JLong(timeout_ms), jpype.JClass("java.util.concurrent.TimeUnit").MILLISECONDS)
+        except jpype.JClass("java.util.concurrent.TimeoutException"):
+            return False
+        except jpype.JException:  # settled exceptionally: outcome() reports it
+            return True
+        return True
+
     def outcome(self) -> Outcome:
         """Blocks until the snippet has finished, cancelled or not, and returns its result."""
         try:
@@ -135,9 +145,13 @@ class EngineSession:
         return [(str(chunk.stream), str(chunk.text)) for chunk in self._output.drain(jpype.JLong(timeout_ms))]
 
     def run(self, execution: Execution, on_output: OutputSink, tick_ms: int = 20) -> Outcome:
-        """Forwards output while ``execution`` runs (at least every ``tick_ms``), then all of it, then the result."""
-        while not execution.is_settled():
-            for stream, text in self.drain(tick_ms):
+        """Forwards output while ``execution`` runs (at least every ``tick_ms``), then all of it, then the result.
+
+        Waiting on the execution itself (not on the output queue) returns as soon as the snippet has finished, so
+        a quiet snippet's result is not held back by a tick.
+        """
+        while not execution.wait(tick_ms):
+            for stream, text in self.drain(0):
                 on_output(stream, text)
         outcome = execution.outcome()
         while chunks := self.drain(0):

@@ -1,4 +1,4 @@
-"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--KotlinKernel.x=…]``
+"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [--KotlinKernel.x=…]``
 
 Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos.
 Settings given as ``--KotlinKernel.x=…`` are added to the kernel's argv.
@@ -62,6 +62,12 @@ def main(argv: list[str] | None = None) -> None:
     where.add_argument("--sys-prefix", action="store_true", help=f"install into this Python's prefix ({sys.prefix})")
     where.add_argument("--prefix", help="install into PREFIX/share/jupyter/kernels")
     parser.add_argument("--name", default=KERNEL_NAME, help=f"kernel name (default {KERNEL_NAME})")
+    parser.add_argument(
+        "--class-data-sharing",
+        action="store_true",
+        help="also make the class-data sharing archive for these settings now (otherwise the first kernel start "
+        "makes it in the background)",
+    )
     args, settings = parser.parse_known_args(argv)
     unknown = [s for s in settings if not s.startswith("--KotlinKernel.")]
     if unknown:
@@ -69,6 +75,11 @@ def main(argv: list[str] | None = None) -> None:
     prefix = sys.prefix if args.sys_prefix else args.prefix
     destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
     print(f"Installed the {args.name} kernelspec in {destination}")
+    if args.class_data_sharing:
+        from .cds import build
+        from .early import read_request
+
+        print(f"Class-data sharing archive: {build(read_request(settings).jvm).path}")
 
 
 if __name__ == "__main__":

@@ -14,14 +14,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cds
 from .java import JavaRuntime, find_java
 
 log = logging.getLogger(__name__)
 
 JARS_DIR = Path(__file__).with_name("jars")
 
-#: Measured faster on 2 cores: C2 compiler threads compete with the Kotlin compiler (research k2-repl §7).
-DEFAULT_JVM_OPTIONS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+#: JVM tuning, each measured on 2 cores (bench/RESULTS.md, "Levers"; research k2-repl §7).
+DEFAULT_JVM_OPTIONS: tuple[str, ...] = (
+    # C1 only: C2 compiler threads compete with the Kotlin compiler; faster and about half the CPU.
+    "-XX:TieredStopAtLevel=1",
+    # The serial collector: no concurrent GC threads competing for the 2 cores, and less RSS than G1.
+    "-XX:+UseSerialGC",
+    # A smaller heap to begin with: the default initial heap is 1/64 of the machine's memory (383 MB here), a
+    # third of it young generation whose pages all get touched by the compiler's garbage. A fixed 64 MB young
+    # generation keeps that churn in fewer pages; the old generation grows with what the session keeps, and
+    # shrinks after a full collection when more than 40% of it is free. Measured (bench/RESULTS.md, "Levers"):
+    # ~60 MB less RSS after 50 cells, cells as fast. A 24 MB young generation saved ~100 MB but collected so often
+    # that cells took ~17% more CPU (GC and JPype's reference-queue thread).
+    "-Xms96m",
+    "-Xmn64m",
+    "-XX:MinHeapFreeRatio=20",
+    "-XX:MaxHeapFreeRatio=40",
+)
 
 #: Environment variables read at start: extra classpath entries (os.pathsep-separated), extra JVM options,
 #: and a directory of engine jars replacing the bundled ones (for development).
@@ -47,6 +63,8 @@ class JvmSettings:
     #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
     #: :func:`exit_now`), a library user's process does, as any Java program would.
     destroy_at_exit: bool = True
+    #: Use this configuration's class-data sharing archive, making it in the background when missing (:mod:`.cds`).
+    class_data_sharing: bool = True
 
 
 @dataclass(frozen=True)
@@ -104,7 +122,7 @@ def jvm_command(settings: JvmSettings, java: JavaRuntime) -> tuple[list[str], li
     return classpath, options
 
 
-def _redacted(options: Sequence[str]) -> list[str]:
+def redacted(options: Sequence[str]) -> list[str]:
     """Options for the log: system property values may be secrets, so only their names are shown."""
     return [re.sub(r"^(-D[^=]+=).*", r"\1…", option) for option in options]
 
@@ -121,8 +139,10 @@ def start_jvm(settings: JvmSettings | None = None) -> StartedJvm:
         settings = settings or JvmSettings()
         java = find_java(settings.java_home)
         classpath, options = jvm_command(settings, java)
+        if cds.enabled(settings.class_data_sharing):
+            options += cds.options_for(java, classpath, options)
         jpype.config.destroy_jvm = settings.destroy_at_exit
-        log.info("starting %s with %d classpath entries, options %s", java.describe(), len(classpath), _redacted(options))
+        log.info("starting %s with %d classpath entries, options %s", java.describe(), len(classpath), redacted(options))
         jpype.startJVM(
             *options,
             jvmpath=str(java.libjvm),

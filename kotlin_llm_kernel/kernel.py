@@ -19,16 +19,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
-from traitlets import Bool, Float, Int, List, Unicode, observe
+from traitlets import Bool, Int, Unicode, observe
 
-from . import __version__
+from . import __version__, early
 from .completeness import check
-from .engine import EngineSession, Execution, SessionSettings
-from .jvm import DEFAULT_JVM_OPTIONS, JvmSettings, start_jvm
+from .engine import EngineSession, Execution
+from .jvm import redacted, start_jvm
 from .names import DeclaredNames, after_dot, complete_locally, name_at, prefix_at
 from .output import OutputBudget, coalesce
+from .options import EngineOptions
 from .results import Error, Outcome, Value
-from .settings import JsonDict
 from .worker import DaemonWorker
 
 STARTUP_ERROR = "KernelStartupError"
@@ -49,7 +49,7 @@ def resolved_version_line(coordinates: str, version: str) -> str:
     return f"Resolved '{coordinates}' to its latest {kind} version '{version}'"
 
 
-class KotlinKernel(Kernel):
+class KotlinKernel(Kernel, EngineOptions):
     implementation = "kotlin-llm"
     implementation_version = __version__
     language_info = {
@@ -62,27 +62,7 @@ class KotlinKernel(Kernel):
     }
 
     # --- settings (c.KotlinKernel.x in a Jupyter config file, or --KotlinKernel.x=… in kernel.json argv) ---
-    classpath = List(Unicode(), help="Extra classpath entries (jars or directories) for the snippets.").tag(config=True)
-    jvm_options = List(Unicode(), help="Extra JVM options, e.g. ['-Xmx2g'].").tag(config=True)
-    default_jvm_options = List(
-        Unicode(),
-        default_value=list(DEFAULT_JVM_OPTIONS),
-        help="JVM tuning flags added before jvm_options (C1 only and the serial GC: faster on few cores).",
-    ).tag(config=True)
-    java_home = Unicode("", help="The Java home to run on; default: JAVA_HOME, then `java` on PATH.").tag(config=True)
     show_warnings = Bool(True, help="Show compiler warnings of successful cells on stderr.").tag(config=True)
-    properties = JsonDict(
-        help="Properties provided to the snippets: name → JSON value (String, Long, Double, Boolean, List, Map)."
-    ).tag(config=True)
-    local_repository = Unicode("", help="Local Maven repository for @file:DependsOn; default ~/.m2/repository.").tag(
-        config=True
-    )
-    repositories = List(Unicode(), help="Maven repositories used until a snippet declares one; default Maven Central.").tag(
-        config=True
-    )
-    resolution_timeout = Float(0.0, help="Seconds a repository may stay silent (0: the engine's default).").tag(
-        config=True
-    )
     max_output_chars = Int(
         20_000_000, help="Characters of output shown per cell; the rest is cut with a notice (0: no limit)."
     ).tag(config=True)
@@ -120,17 +100,15 @@ class KotlinKernel(Kernel):
     # --- start-up ---
 
     def _start(self) -> Future[EngineSession]:
-        """Starts the JVM here (main thread, before any handler runs) and creates the session on the worker."""
+        """Takes the JVM and session of the early start (:mod:`.early`) or starts them here, before any handler runs.
+
+        Either way the session is created on a thread that is not the worker; its construction starts the
+        compiler's warm-up on the engine's own session thread, so nothing here waits for the compiler.
+        """
+        request = self.engine_request()
+        started = early.take(request)
         try:
-            jvm = start_jvm(
-                JvmSettings(
-                    classpath=tuple(self.classpath),
-                    options=tuple(self.jvm_options),
-                    default_options=tuple(self.default_jvm_options),
-                    java_home=self.java_home or None,
-                    destroy_at_exit=False,
-                )
-            )
+            jvm = started.jvm.result() if started is not None else start_jvm(request.jvm)
         except Exception as error:  # noqa: BLE001 - reported to every cell
             self.log.error("the JVM could not be started: %s", error)
             failed: Future[EngineSession] = Future()
@@ -139,19 +117,14 @@ class KotlinKernel(Kernel):
         import jpype
 
         self.language_info = {**self.language_info, "version": str(jpype.JClass("kotlin.KotlinVersion").CURRENT)}
-        self.log.info("kotlin-llm kernel on %s", jvm.java.describe())
-        settings = SessionSettings(
-            local_repository=self.local_repository or None,
-            repositories=tuple(self.repositories),
-            resolution_timeout=self.resolution_timeout or None,
-            capture_output=True,
-        )
-        self.log.info("creating the session with properties %s", sorted(self.properties))  # names only
-        # Created here, on the main thread: the engine's session thread inherits its creator's context class
-        # loader, which a JPype-attached worker thread lacks. The compiler warms up on that thread meanwhile.
+        self.log.info("kotlin-llm kernel on %s, options %s", jvm.java.describe(), redacted(jvm.options))
+        if started is not None:
+            self.log.info("using the session started early")
+            return started.session  # type: ignore[return-value]
+        self.log.info("creating the session with properties %s", sorted(request.session.properties))  # names only
         created: Future[EngineSession] = Future()
         try:
-            created.set_result(EngineSession(dict(self.properties), settings))
+            created.set_result(request.session.create())
         except Exception as error:  # noqa: BLE001 - reported to every cell
             self.log.error("the Kotlin session could not be created: %s", error)
             created.set_exception(error)

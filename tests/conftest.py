@@ -29,6 +29,8 @@ def _install_kernelspecs() -> None:
     os.environ["JUPYTER_PATH"] = str(_JUPYTER / "share" / "jupyter")
     os.environ["JUPYTER_CONFIG_DIR"] = str(_JUPYTER / "config")  # no user configuration leaks in
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    # Class-data sharing archives go to a private cache, not the user's (the first kernel makes one there).
+    os.environ["KOTLIN_LLM_CACHE_DIR"] = str(_JUPYTER / "cache")
 
 
 _install_kernelspecs()
