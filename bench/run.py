@@ -216,7 +216,7 @@ def _kernel_descriptions(records: list[StartRecord]) -> list[tuple[str, str]]:
         described.append(
             (
                 "floor",
-                f"kotlin_llm_kernel.jvm.start_jvm (the kernel's JVM options: `{floor['jvm_options']}`) "
+                f"kotlin_llm_kernel.jvm.start_jvm (the kernel's JVM options: `{_without_home(floor['jvm_options'])}`) "
                 "+ ScriptSession.create + executeAsync(code).get()",
             )
         )
@@ -275,3 +275,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _without_home(text: str) -> str:
+    """The text with the user's home directory written as ``~``, so the report names no machine path."""
+    return text.replace(str(Path.home()), "~")

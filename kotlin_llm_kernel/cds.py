@@ -224,7 +224,7 @@ def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], 
         return False
     _write_request(archive, java, classpath, options)
     with open(archive.log_file, "ab") as log_file:
-        subprocess.Popen(
+        helper = subprocess.Popen(
             [sys.executable, "-m", "kotlin_llm_kernel.cds", "--request", str(archive.request), "--nice"],
             stdin=subprocess.DEVNULL,
             stdout=log_file,
@@ -233,6 +233,8 @@ def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], 
             close_fds=True,
             env={k: v for k, v in os.environ.items() if k != "JAVA_TOOL_OPTIONS"},
         )
+    # reaped when it ends, so it does not stay a zombie of the kernel
+    threading.Thread(target=helper.wait, name="kotlin-llm-cds-reaper", daemon=True).start()
     log.info("making the class-data sharing archive %s in the background", archive.path)
     return True
 
