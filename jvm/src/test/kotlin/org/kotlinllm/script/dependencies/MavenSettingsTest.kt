@@ -10,9 +10,7 @@ import java.nio.file.Path
 import kotlin.io.path.writeText
 import kotlin.test.Test
 import kotlin.test.assertEquals
-import kotlin.test.assertIs
 import kotlin.test.assertTrue
-import kotlin.test.fail
 
 /** The mirrors, proxies and server credentials of the Maven settings, against servers on 127.0.0.1. */
 class MavenSettingsTest {
@@ -41,17 +39,6 @@ class MavenSettingsTest {
 
     private fun settings(mirrors: String = "", proxies: String = "", servers: String = "", extra: String = ""): Path =
         writeSettings(work.resolve("settings.xml"), mirrors, proxies, servers, extra)
-
-    private fun SessionDependencies.resolved(code: String): DependencyResolution.Resolved {
-        val result = resolve(Snippets.parse(code))
-        if (result is DependencyResolution.Failed) fail("failed: ${result.diagnostics}")
-        return assertIs<DependencyResolution.Resolved>(result)
-    }
-
-    private fun SessionDependencies.failed(code: String): List<Diagnostic> =
-        assertIs<DependencyResolution.Failed>(resolve(Snippets.parse(code))).diagnostics
-
-    private fun DependencyResolution.Resolved.names() = classpath.map { it.name }
 
     private val greeter = "@file:DependsOn(\"com.example:greeter:1.1\")"
 

@@ -9,9 +9,7 @@ import org.kotlinllm.script.internal.SourceRange
 import java.nio.file.Path
 import kotlin.test.Test
 import kotlin.test.assertEquals
-import kotlin.test.assertIs
 import kotlin.test.assertTrue
-import kotlin.test.fail
 
 class SessionDependenciesTest {
     @TempDir
@@ -30,17 +28,6 @@ class SessionDependenciesTest {
             SessionConfiguration(localRepository = localRepository, defaultRepositories = defaults.toList()),
             javaClass.classLoader,
         ).also { opened += it }
-
-    private fun SessionDependencies.resolved(code: String): DependencyResolution.Resolved {
-        val result = resolve(Snippets.parse(code))
-        if (result is DependencyResolution.Failed) fail("failed: ${result.diagnostics}")
-        return assertIs<DependencyResolution.Resolved>(result)
-    }
-
-    private fun SessionDependencies.failed(code: String): List<Diagnostic> =
-        assertIs<DependencyResolution.Failed>(resolve(Snippets.parse(code))).diagnostics
-
-    private fun DependencyResolution.Resolved.names() = classpath.map { it.name }
 
     @Test
     fun `a snippet without annotations needs nothing`() {
