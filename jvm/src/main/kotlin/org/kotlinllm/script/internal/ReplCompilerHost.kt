@@ -97,6 +97,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         messageCollector, disposable, compilationConfiguration, hostConfiguration,
     )
     private val compiler = K2ReplCompiler(state)
+    private val memory = CompilerMemory(state)
     private val evaluator = K2ReplEvaluator()
     private val addedClasspath = mutableListOf<File>()
 
@@ -149,7 +150,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     /** The last compiled snippet, to pass to [discard]. */
     val lastCompiled: LinkedSnippetImpl<CompiledScript>? get() = state.lastCompiledSnippet
 
-    fun evaluate(compiled: Compilation.Compiled): Evaluation {
+    /** Evaluates [compiled]; one that [declaresAnything] not is forgotten by the compiler afterwards. */
+    fun evaluate(compiled: Compilation.Compiled, declaresAnything: Boolean = true): Evaluation {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
         val started = System.nanoTime()
         val thread = Thread.currentThread()
@@ -165,7 +167,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             thread.contextClassLoader = contextLoader
             logger.debug { "evaluated in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
-        history.commit()
+        if (!history.commit(declaresAnything)) memory.forgetLast(compiled.snippet.get().sourceLocationId.orEmpty())
         return when (result) {
             is ResultWithDiagnostics.Failure -> {
                 val report = result.reports.firstOrNull()

@@ -12,6 +12,7 @@ import org.jetbrains.kotlin.psi.KtNamedDeclaration
 import org.jetbrains.kotlin.psi.KtNamedFunction
 import org.jetbrains.kotlin.psi.KtProperty
 import org.jetbrains.kotlin.psi.KtPsiFactory
+import org.jetbrains.kotlin.psi.KtScriptInitializer
 import org.jetbrains.kotlin.psi.KtTypeAlias
 import org.jetbrains.kotlin.lexer.KtTokens
 
@@ -36,6 +37,11 @@ internal class ParsedSnippet(
     val syntaxErrors: List<Diagnostic>,
     val declarations: List<DeclaredName>,
 ) {
+    /** Whether later snippets could refer to anything of this one: a declaration or an import. */
+    val declaresAnything: Boolean by lazy {
+        file.importDirectives.isNotEmpty() || file.script?.declarations.orEmpty().any { it !is KtScriptInitializer }
+    }
+
     val declaresInline: Boolean by lazy {
         PsiTreeUtil.collectElementsOfType(file, KtModifierListOwner::class.java)
             .any { it.hasModifier(KtTokens.INLINE_KEYWORD) }

@@ -107,7 +107,7 @@ internal class SnippetRunner(
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         beforeEvaluation()
         val evaluation = try {
-            compilerHost.evaluate(compiled)
+            compilerHost.evaluate(compiled, parsed.declaresAnything)
         } finally {
             afterEvaluation()
         }

@@ -23,9 +23,15 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
 
     override fun getSnippetCount(): Int = committed.size + pending.size
 
-    fun commit() {
-        committed += pending
+    /**
+     * Keeps the pending snippet; one that declares and imports nothing ([declaresAnything] false) is forgotten
+     * instead, unless it is the first (which holds the REPL's shared state). Returns whether it was kept.
+     */
+    fun commit(declaresAnything: Boolean = true): Boolean {
+        val keep = declaresAnything || committed.isEmpty()
+        if (keep) committed += pending
         pending.clear()
+        return keep
     }
 
     fun rollback() {
