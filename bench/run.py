@@ -273,10 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _without_home(text: str) -> str:
     """The text with the user's home directory written as ``~``, so the report names no machine path."""
     return text.replace(str(Path.home()), "~")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
