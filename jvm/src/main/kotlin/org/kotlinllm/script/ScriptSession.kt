@@ -13,8 +13,7 @@ import org.kotlinllm.script.internal.ProvidedValues
 import org.kotlinllm.script.internal.ReplCompilerHost
 import org.kotlinllm.script.internal.SessionScope
 import org.kotlinllm.script.internal.SnippetRunner
-import org.kotlinllm.script.internal.StackTraceRenderer
-import org.kotlinllm.script.internal.SnippetSources
+import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.snippet.Interruption
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
@@ -201,7 +200,7 @@ public class ScriptSession(
     }
 
     private fun reportUncaught(error: Throwable) {
-        val text = StackTraceRenderer(SnippetSources()).header(error)
+        val text = SnippetNames.header(error)
         outputTarget?.write(OutputChunk.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
     }
 

@@ -23,10 +23,7 @@ internal class KnownLimitations {
         if (unresolved !in earlierDeclarations && unresolved !in SCOPE_MEMBERS && parsed.declarations.none { it.name == unresolved }) {
             return null
         }
-        val example = when (holder.kind) {
-            DeclaredName.Kind.FUNCTION -> "${holder.header}: <Type> = …"
-            else -> "${holder.header}: <Type> = …"
-        }
+        val example = "${holder.header}: <Type> = …"
         return "a known bug of the K2 REPL compiler: '$unresolved' is not resolved inside '${holder.name}', " +
             "whose type is inferred, when this snippet also uses '${holder.name}'; declare the type: $example"
     }

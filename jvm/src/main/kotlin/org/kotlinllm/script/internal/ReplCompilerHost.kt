@@ -142,14 +142,6 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
 
-    /** Drops a compiled snippet that will not be evaluated, so the next evaluation does not run it. */
-    fun discard(compiled: Compilation.Compiled, previous: LinkedSnippetImpl<CompiledScript>?) {
-        forget(previous)
-    }
-
-    /** The last compiled snippet, to pass to [discard]. */
-    val lastCompiled: LinkedSnippetImpl<CompiledScript>? get() = state.lastCompiledSnippet
-
     /** Evaluates [compiled]; one that [declaresAnything] not is forgotten by the compiler afterwards. */
     fun evaluate(compiled: Compilation.Compiled, declaresAnything: Boolean = true): Evaluation {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>

@@ -20,6 +20,13 @@ internal object SnippetNames {
         return jvmName.substring(dollar + 1).replace('$', '.')
     }
 
+    /** `ExceptionClass: message` of [error], a class of a snippet named as declared. */
+    fun header(error: Throwable): String {
+        val name = className(error.javaClass.name)
+        val message = error.localizedMessage?.let(::clean)
+        return if (message == null) name else "$name: $message"
+    }
+
     /** Strips the snippet-class qualifiers from a message: `'Snippet1.Color.BLUE'` → `'Color.BLUE'`. */
     fun clean(message: String): String = qualifier.replace(message, "")
 

@@ -21,7 +21,7 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
                 continue
             }
             if (!first) append("\nCaused by: ")
-            append(header(current))
+            append(SnippetNames.header(current))
             appendFrames(this, snippetFrames(current))
             first = false
             current = cause
@@ -30,13 +30,6 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
 
     private fun isRecoveredCopy(cause: Throwable, seen: Set<Throwable>): Boolean =
         seen.any { it !== cause && it.javaClass == cause.javaClass && it.message == cause.message && it.cause === cause }
-
-    /** `ExceptionClass: message`, the class named as declared in a snippet. */
-    fun header(error: Throwable): String {
-        val name = SnippetNames.className(error.javaClass.name)
-        val message = error.localizedMessage?.let(SnippetNames::clean)
-        return if (message == null) name else "$name: $message"
-    }
 
     private fun snippetFrames(error: Throwable): List<Frame> = error.stackTrace.mapNotNull { element ->
         val fileName = element.fileName ?: return@mapNotNull null
