@@ -160,6 +160,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             logger.debug { "evaluated in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         if (!history.commit(declaresAnything)) memory.forgetLast(compiled.snippet.get().sourceLocationId.orEmpty())
+        memory.trimKept()
         return when (result) {
             is ResultWithDiagnostics.Failure -> {
                 val report = result.reports.firstOrNull()
