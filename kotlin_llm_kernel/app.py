@@ -7,6 +7,7 @@ from typing import Any
 from ipykernel.kernelapp import IPKernelApp
 from jupyter_client.session import Session
 from jupyter_core.paths import jupyter_config_path
+from traitlets import DottedObjectName
 from traitlets.config import Application
 
 from .kernel import KotlinKernel
@@ -17,6 +18,11 @@ class KotlinKernelApp(IPKernelApp):
     name = "kotlin-llm-kernel"
     # Listing KotlinKernel makes `--KotlinKernel.x=…` arguments parse by their trait types (lists, dicts, numbers).
     classes = [KotlinKernel, Session]  # type: ignore[assignment]
+    outstream_class = DottedObjectName(
+        "kotlin_llm_kernel.streams.OutStream",
+        help="The importstring for the OutStream factory (ipykernel's, with a flush that is free when idle)",
+        allow_none=True,
+    ).tag(config=True)
 
     def load_config_file(self, *args: Any, **kwargs: Any) -> None:
         """Also reads ``kotlin_llm_kernel_config.py``/``.json`` from the Jupyter config path (``jupyter --paths``)."""

@@ -12,10 +12,9 @@ import asyncio
 import logging
 import re
 import signal
+import sys
 import threading
-from collections.abc import Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
@@ -154,17 +153,27 @@ class KotlinKernel(Kernel, EngineOptions):
         else:
             self.session.send(self.iopub_socket, "stream", content, parent=parent)
 
-    @contextmanager
-    def _sigint_cancels(self) -> Iterator[None]:
-        """While a cell runs, SIGINT cancels it (signal-mode interrupts) instead of raising KeyboardInterrupt."""
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        previous = signal.signal(signal.SIGINT, lambda _signum, _frame: self._interrupt())
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    def set_parent(self, ident: Any, parent: dict[str, Any], channel: str = "shell") -> None:
+        """Output written to the process's file descriptors (child processes, the JVM itself) goes under the cell
+        being run: ipykernel's streams carry it, and only IPython's shell would otherwise tell them the parent."""
+        super().set_parent(ident, parent, channel)
+        if channel == "shell":
+            for stream in (sys.stdout, sys.stderr):
+                if hasattr(stream, "set_parent"):
+                    stream.set_parent(parent)
+
+    def pre_handler_hook(self) -> None:
+        """While a message is handled, SIGINT (signal-mode interrupts) cancels the running cell, if any.
+
+        ipykernel installs ``default_int_handler`` here for each shell message; installing this handler instead
+        (once per message, not once more per cell) keeps a KeyboardInterrupt for everything but a running cell.
+        """
+        self.saved_sigint_handler = signal.signal(signal.SIGINT, self._on_sigint)
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self._running is None:
+            signal.default_int_handler(signum, frame)
+        self._interrupt()
 
     def _interrupt(self) -> None:
         execution = self._running
@@ -189,6 +198,7 @@ class KotlinKernel(Kernel, EngineOptions):
         cell_id: str | None = None,
     ) -> dict[str, Any]:
         self._reply_metadata = {}
+        import time as _t; _T0 = _t.perf_counter()
         if not code.strip():  # an empty cell is not a snippet
             return self._reply_ok()
         if silent:  # silent requests do not count, but a snippet needs a number of its own
@@ -207,7 +217,9 @@ class KotlinKernel(Kernel, EngineOptions):
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"{type(error).__name__}: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        return self._finish(outcome, number, code, silent)
+        _r = self._finish(outcome, number, code, silent)
+        open("/tmp/s2/tim.txt","a").write(f"{(_t.perf_counter()-_T0)*1000:.2f} {getattr(self, '_eng', 0)*1000:.2f}\n")
+        return _r
 
     async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> Outcome:
         loop = asyncio.get_running_loop()
@@ -226,17 +238,17 @@ class KotlinKernel(Kernel, EngineOptions):
                 if shown := budget.admit(text):
                     self._stream(stream, shown)
 
+        import time as _t; _a = _t.perf_counter()
         execution = session.submit(code, number)
         self._running = execution
         try:
-            with self._sigint_cancels():
-                done = asyncio.wrap_future(self._worker.submit(session.run, execution, on_output))
-                while not done.done():
-                    await asyncio.wait({done}, timeout=0.05)
-                    flush()
+            done = asyncio.wrap_future(self._worker.submit(session.run, execution, on_output))
+            while not done.done():
+                await asyncio.wait({done}, timeout=0.05)
+                flush()
         finally:
             self._running = None
-        outcome = done.result()
+        outcome = done.result(); self._eng = _t.perf_counter() - _a
         await asyncio.sleep(0)  # outputs queued with call_soon_threadsafe before the result
         flush()
         if (notice := budget.notice()) and not silent:

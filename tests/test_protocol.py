@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import queue
+import time
 from typing import Any
 
 import pytest
-from kernel_client import Cell, execute, request
+from kernel_client import Cell, execute, request, running_kernel
 
 pytestmark = pytest.mark.usefixtures("kernel")
 
@@ -86,6 +89,27 @@ def test_stdout_and_stderr(kc: Any) -> None:
     cell = execute(kc, 'println("to stdout")\nSystem.err.println("to stderr")\nprint("no newline")')
     assert cell.stdout == "to stdout\nno newline"
     assert cell.stderr == "to stderr\n"
+
+
+def test_output_of_child_processes_reaches_the_cell() -> None:
+    """Output written to the process's file descriptors (here by a child process) goes to the cell that ran it.
+
+    ipykernel captures the descriptors only outside pytest, so this kernel starts without pytest's variable.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    with running_kernel(env=env) as (_km, own):
+        cell = execute(own, 'ProcessBuilder("echo", "from a child process").inheritIO().start().waitFor()')
+        assert cell.result == "0"
+        text = cell.stdout
+        deadline = time.monotonic() + 10
+        while "from a child process" not in text and time.monotonic() < deadline:  # a late flush is still the cell's
+            try:
+                msg = own.get_iopub_msg(timeout=1)
+            except queue.Empty:
+                continue
+            if msg["msg_type"] == "stream" and msg["parent_header"].get("msg_id") == cell.reply["parent_header"]["msg_id"]:
+                text += msg["content"]["text"]
+        assert text == "from a child process\n"
 
 
 def test_output_streams_while_the_cell_runs(kc: Any) -> None:
