@@ -54,6 +54,10 @@ AOT_CACHE_JAVA = 25
 STALE_LOCK_SECONDS = 30 * 60
 #: The helper gives up (and leaves no archive) after this long.
 DUMP_TIMEOUT_SECONDS = 20 * 60
+#: The cache keeps the archives of the KEEP_RECENT configurations used last, and any other used within
+#: KEEP_USED_WITHIN seconds; the rest are of jars or JDKs since replaced (~100 MB each), removed when a new one is made.
+KEEP_RECENT = 3
+KEEP_USED_WITHIN = 24 * 60 * 60
 #: What the helper runs: the kinds of snippets a first session compiles (expressions, declarations, output,
 #: failures), so that the classes they need are in the archive.
 TRAINING_SNIPPETS = (
@@ -165,6 +169,13 @@ class Archive:
             "-XX:ArchiveRelocationMode=0",
         ]
 
+    def mark_used(self) -> None:
+        """Its modification time says when it was last used, for :func:`prune`."""
+        try:
+            os.utime(self.path)
+        except OSError:  # a read-only cache still serves
+            pass
+
     def dump_options(self, target: Path) -> list[str]:
         return [f"-XX:AOTCacheOutput={target}"] if self.aot else [f"-XX:ArchiveClassesAtExit={target}"]
 
@@ -202,6 +213,7 @@ def options_for(java: JavaRuntime, classpath: Sequence[str], options: Sequence[s
     try:
         archive = Archive.for_jvm(java, classpath, options)
         if archive.usable():
+            archive.mark_used()
             return archive.use_options()
         if not archive.failed.exists() and not archive.being_made():
             start_helper(archive, java, classpath, options)
@@ -269,6 +281,34 @@ def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options:
     os.replace(target, archive.path)
 
 
+def prune(directory: Path, now: float | None = None) -> list[Path]:
+    """Removes the archives (and their logs) not among the KEEP_RECENT used last nor used within KEEP_USED_WITHIN.
+
+    A JVM that has an archive mapped keeps using it when its file is removed; a later start with that configuration
+    makes it again.
+    """
+    now = time.time() if now is None else now
+    archives: list[tuple[float, Path]] = []
+    for path in directory.glob("engine-java*"):
+        if path.suffix in (".jsa", ".aot") and ".tmp" not in path.name:
+            try:
+                archives.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+    archives.sort(reverse=True)
+    removed: list[Path] = []
+    for used, path in archives[KEEP_RECENT:]:
+        if now - used < KEEP_USED_WITHIN:
+            continue
+        for stale in (path, path.with_name(path.name + ".log")):
+            try:
+                stale.unlink()
+            except OSError:
+                continue
+            removed.append(stale)
+    return removed
+
+
 def _run_request(archive: Archive, request: dict[str, object]) -> int:
     from .java import inspect_home
 
@@ -284,6 +324,8 @@ def _run_request(archive: Archive, request: dict[str, object]) -> int:
         archive.lock.unlink(missing_ok=True)
         archive.request.unlink(missing_ok=True)
     print(f"wrote {archive.path}", flush=True)
+    for path in prune(archive.path.parent):
+        print(f"removed {path}: not used lately", flush=True)
     return 0
 
 
