@@ -198,7 +198,6 @@ class KotlinKernel(Kernel, EngineOptions):
         cell_id: str | None = None,
     ) -> dict[str, Any]:
         self._reply_metadata = {}
-        import time as _t; _T0 = _t.perf_counter()
         if not code.strip():  # an empty cell is not a snippet
             return self._reply_ok()
         if silent:  # silent requests do not count, but a snippet needs a number of its own
@@ -217,9 +216,7 @@ class KotlinKernel(Kernel, EngineOptions):
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"{type(error).__name__}: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        _r = self._finish(outcome, number, code, silent)
-        open("/tmp/s2/tim.txt","a").write(f"{(_t.perf_counter()-_T0)*1000:.2f} {getattr(self, '_eng', 0)*1000:.2f}\n")
-        return _r
+        return self._finish(outcome, number, code, silent)
 
     async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> Outcome:
         loop = asyncio.get_running_loop()
@@ -238,7 +235,6 @@ class KotlinKernel(Kernel, EngineOptions):
                 if shown := budget.admit(text):
                     self._stream(stream, shown)
 
-        import time as _t; _a = _t.perf_counter()
         execution = session.submit(code, number)
         self._running = execution
         try:
@@ -248,7 +244,7 @@ class KotlinKernel(Kernel, EngineOptions):
                 flush()
         finally:
             self._running = None
-        outcome = done.result(); self._eng = _t.perf_counter() - _a
+        outcome = done.result()
         await asyncio.sleep(0)  # outputs queued with call_soon_threadsafe before the result
         flush()
         if (notice := budget.notice()) and not silent:
