@@ -93,7 +93,13 @@ class KotlinKernel(Kernel, EngineOptions):
         self._reply_metadata: dict[str, Any] = {}
         self._declared = DeclaredNames()
         self._declared.add_names(list(self.properties))
-        self._idle_pump: asyncio.Task[None] | None = None
+        self._idle_pump: threading.Thread | None = None
+        #: Held while output is taken from the session: by the idle pump between cells, by a cell as it starts.
+        self._output_lock = threading.Lock()
+        #: Set while no cell runs (the idle pump waits on it while one does).
+        self._idle = threading.Event()
+        self._idle.set()
+        self._stopping = False
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
@@ -203,13 +209,12 @@ class KotlinKernel(Kernel, EngineOptions):
         if silent:  # silent requests do not count, but a snippet needs a number of its own
             self.execution_count += 1
         number = self.execution_count
-        self._last_parent = self.get_parent("shell")
         try:
             session = await asyncio.wrap_future(self._session)
         except Exception as error:  # noqa: BLE001
             message = f"The Kotlin session could not be started: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        self._ensure_idle_pump(session)
+        self._ensure_idle_pump(session, asyncio.get_running_loop())
         try:
             outcome = await self._run(session, code, number, silent)
         except Exception as error:  # noqa: BLE001 - e.g. the engine rejected the snippet number
@@ -235,8 +240,11 @@ class KotlinKernel(Kernel, EngineOptions):
                 if shown := budget.admit(text):
                     self._stream(stream, shown)
 
-        execution = session.submit(code, number)
-        self._running = execution
+        with self._output_lock:  # output taken from now on is this cell's
+            execution = session.submit(code, number)
+            self._running = execution
+            self._last_parent = self.get_parent("shell")
+            self._idle.clear()
         try:
             done = asyncio.wrap_future(self._worker.submit(session.run, execution, on_output))
             while not done.done():
@@ -244,6 +252,7 @@ class KotlinKernel(Kernel, EngineOptions):
                 flush()
         finally:
             self._running = None
+            self._idle.set()
         outcome = done.result()
         await asyncio.sleep(0)  # outputs queued with call_soon_threadsafe before the result
         flush()
@@ -281,22 +290,34 @@ class KotlinKernel(Kernel, EngineOptions):
             metadata["kotlin_llm"] = self._reply_metadata
         return metadata
 
-    def _ensure_idle_pump(self, session: EngineSession) -> None:
+    def _ensure_idle_pump(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
         if self._idle_pump is None:
-            self._idle_pump = asyncio.ensure_future(self._pump_while_idle(session))
+            self._idle_pump = threading.Thread(
+                target=self._pump_while_idle, args=(session, loop), name="kotlin-llm-idle-output", daemon=True
+            )
+            self._idle_pump.start()
 
-    async def _pump_while_idle(self, session: EngineSession) -> None:
-        """Output of `launch`ed coroutines printed between cells goes under the last cell."""
-        while True:
-            await asyncio.sleep(0.1)
-            if self._running is not None or self._last_parent is None:
+    def _pump_while_idle(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
+        """Output of `launch`ed coroutines printed between cells goes under the last cell, as soon as it is printed.
+
+        Waits in the engine for output (no polling); while a cell runs, that cell forwards the output itself.
+        """
+        while not self._stopping:
+            if not self._idle.wait(1.0) or not session.await_output(1000):
                 continue
-            try:
-                chunks = coalesce(session.drain(0))
-            except Exception:  # noqa: BLE001 - the session is closed
-                return
-            for stream, text in chunks:
-                self._stream(stream, text, parent=self._last_parent)
+            with self._output_lock:
+                if self._running is not None:
+                    continue
+                parent = self._last_parent
+                try:
+                    chunks = coalesce(session.drain(0))
+                except Exception:  # noqa: BLE001 - the session is closed
+                    return
+            loop.call_soon_threadsafe(self._forward_late, chunks, parent)
+
+    def _forward_late(self, chunks: list[tuple[str, str]], parent: dict[str, Any] | None) -> None:
+        for stream, text in chunks:
+            self._stream(stream, text, parent=parent)
 
     # --- introspection ---
 
@@ -354,8 +375,7 @@ class KotlinKernel(Kernel, EngineOptions):
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
         self._interrupt()
-        if self._idle_pump is not None:
-            self._idle_pump.cancel()
+        self._stopping = True
         session = self._ready_session()
         if session is not None:
             closing = threading.Thread(target=session.close, name="kotlin-llm-close", daemon=True)

@@ -135,6 +135,25 @@ def test_output_of_await_and_launch(kc: Any) -> None:
     assert cell.result == "done"
 
 
+def test_output_printed_between_cells_goes_under_the_cell_that_launched_it(kc: Any) -> None:
+    first = execute(kc, 'launch { delay(700); println("late line") }\n"launched"')
+    assert first.result == "launched"
+    assert first.stdout == ""
+    launched_by = first.reply["parent_header"]["msg_id"]
+    text = ""
+    deadline = time.monotonic() + 30
+    while "late line" not in text and time.monotonic() < deadline:
+        try:
+            msg = kc.get_iopub_msg(timeout=1)
+        except queue.Empty:
+            continue
+        if msg["msg_type"] == "stream":
+            assert msg["parent_header"]["msg_id"] == launched_by
+            text += msg["content"]["text"]
+    assert text == "late line\n"
+    assert execute(kc, "1 + 1").stdout == ""
+
+
 def test_hundred_thousand_lines(kc: Any) -> None:
     cell = execute(kc, 'for (i in 1..100000) println("line $i")', timeout=300)
     assert cell.status == "ok"

@@ -23,9 +23,28 @@ public class OutputChunk(
 public class SessionOutput internal constructor() {
 
     private val chunks = LinkedBlockingQueue<OutputChunk>()
+    private val arrival = Object()
 
     internal fun write(stream: String, text: String) {
-        if (text.isNotEmpty()) chunks.put(OutputChunk(stream, text))
+        if (text.isEmpty()) return
+        chunks.put(OutputChunk(stream, text))
+        synchronized(arrival) { arrival.notifyAll() }
+    }
+
+    /**
+     * Waits up to [timeoutMillis] for output to be there, without taking it (a host forwarding output between
+     * cells waits here instead of polling); true when there is some.
+     */
+    public fun waitForOutput(timeoutMillis: Long): Boolean {
+        val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis)
+        synchronized(arrival) {
+            while (chunks.isEmpty()) {
+                val left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())
+                if (left <= 0) return false
+                arrival.wait(left)
+            }
+        }
+        return true
     }
 
     /**

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
+import kotlin.test.assertFalse
 import kotlin.test.assertTrue
 
 /** What snippets print reaches their own session's output, while they run. */
@@ -29,9 +30,9 @@ class OutputTest {
             ScriptSession(configuration = capturing).use { second ->
                 first.execute("println(\"first out\")\nSystem.err.println(\"first err\")").assertValue()
                 second.execute("println(\"second out\")").assertValue()
-                first.execute("await { launch { println(\"from await\") } }\nlaunch { println(\"from launch\") }.join()".let {
-                    "await { launch { println(\"from await\") }.join() }\nval launched = launch { println(\"from launch\") }\nawait { launched.join() }"
-                }).assertValue()
+                first.execute(
+                    "await { launch { println(\"from await\") }.join() }\nval launched = launch { println(\"from launch\") }\nawait { launched.join() }",
+                ).assertValue()
                 first.execute("print(\"no newline é😀\")").assertValue()
                 val firstOutput = drainAll(first)
                 assertEquals("first out\nfrom await\nfrom launch\nno newline é😀", text(firstOutput, OutputChunk.STDOUT))
@@ -51,6 +52,18 @@ class OutputTest {
             assertTrue(!execution.isDone, "the first line came before the snippet ended")
             execution.get(60, TimeUnit.SECONDS).assertValue()
             assertEquals("tick 2\n", text(drainAll(session), OutputChunk.STDOUT))
+        }
+    }
+
+    @Test
+    fun `waitForOutput tells when output is there without taking it`() {
+        ScriptSession(configuration = SessionConfiguration(captureOutput = true)).use { session ->
+            assertFalse(session.output.waitForOutput(50), "nothing printed yet")
+            session.executeAsync("launch { delay(300); println(\"later\") }").get(60, TimeUnit.SECONDS).assertValue()
+            assertTrue(session.output.waitForOutput(30_000), "the launched coroutine printed")
+            assertTrue(session.output.waitForOutput(0), "waiting leaves the output to drain")
+            assertEquals("later\n", text(drainAll(session), OutputChunk.STDOUT))
+            assertFalse(session.output.waitForOutput(0))
         }
     }
 
