@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from ipykernel.kernelapp import IPKernelApp
@@ -23,6 +24,13 @@ class KotlinKernelApp(IPKernelApp):
         help="The importstring for the OutStream factory (ipykernel's, with a flush that is free when idle)",
         allow_none=True,
     ).tag(config=True)
+
+    def start(self) -> None:
+        """Freezes what start-up created before serving: JPype runs a full Python collection after every JVM
+        collection (it links the two collectors), a few times per cell, and each of those traversed every object of
+        ipykernel, IPython and the rest (~9 ms of CPU per cell, measured); frozen, they are no longer traversed."""
+        gc.freeze()
+        super().start()
 
     def load_config_file(self, *args: Any, **kwargs: Any) -> None:
         """Also reads ``kotlin_llm_kernel_config.py``/``.json`` from the Jupyter config path (``jupyter --paths``)."""
