@@ -4,14 +4,20 @@ import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.com.intellij.openapi.Disposable
 import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
+import org.jetbrains.kotlin.psi.KtExperimentalApi
+import org.jetbrains.kotlin.psi.KtNonPublicApi
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompiler
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplEvaluator
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMessageCollector
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
+import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
 import java.io.File
 import kotlin.script.experimental.api.CompiledScript
+import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
+import kotlin.script.experimental.api.asSuccess
+import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.ResultValue
 import kotlin.script.experimental.api.ResultWithDiagnostics
 import kotlin.script.experimental.api.ScriptCompilationConfiguration
@@ -83,6 +89,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.snippet.coroutineContext",
             "org.kotlinllm.script.snippet.scriptScope",
         )
+        refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
     private val evaluationConfiguration = ScriptEvaluationConfiguration {
         jvm { baseClassLoader(hostClassLoader) }
@@ -100,6 +107,27 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     private val memory = CompilerMemory(state)
     private val evaluator = K2ReplEvaluator()
     private val addedClasspath = mutableListOf<File>()
+
+    /**
+     * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
+     * into a PSI file of its own that keeps its tree only through a SoftReference, and marks the script as a REPL
+     * snippet in user data of that tree; a collection clearing soft references (a nearly full heap does) before the
+     * compiler reads the mark made it parse the text again, unmarked, and compile a plain script that the REPL
+     * evaluator then failed to run (no `$$eval`).
+     */
+    private var snippetTree: Any? = null
+
+    /** Called by the compiler with its PSI file of the snippet, before it builds the FIR: holds the tree (see [snippetTree]). */
+    @OptIn(KtExperimentalApi::class, KtNonPublicApi::class)
+    private fun holdSnippetTree(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration> {
+        val file = (context.script as? KtFileScriptSource)?.ktFile
+        if (file != null) {
+            val script = file.script
+            snippetTree = file.node to script
+            if (script != null && !script.isReplSnippet) script.markAsReplSnippet() // lost already: marked again
+        }
+        return context.compilationConfiguration.asSuccess()
+    }
 
     /** The compiler's project, for parsing snippets with the same PSI it uses. */
     val project: Project get() = state.project
@@ -124,6 +152,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             logger.debug(e) { "compiling ${source.name} crashed the compiler" }
             return Compilation.Crashed(e)
         } finally {
+            snippetTree = null
             logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         return when (result) {
