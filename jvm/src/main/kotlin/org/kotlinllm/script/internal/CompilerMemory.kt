@@ -33,9 +33,9 @@ private val logger = KotlinLogging.logger {}
  *   much of what that session holds are caches filled while the snippet itself was compiled: the substitution and
  *   intersection overrides, declared-member scopes and supertype maps it computed for the classes it used, the
  *   lookups of its symbol provider and its copy of the names in each package it looked into, and the enhanced
- *   members of the Java classes its session loaded. A later
- *   compilation recomputes whatever of them it needs, so [trimKept] empties them once a snippet has run (a snippet
- *   declaring a function then keeps ~0.05 MB instead of ~0.55 MB).
+ *   members of the Java classes its session loaded. A later compilation recomputes whatever of them it needs, so
+ *   [trimKept] empties them after every snippet (a snippet declaring a function then keeps ~0.1 MB instead of
+ *   ~0.55 MB).
  *
  * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
  * is freed and everything works as before.
@@ -50,19 +50,21 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         provider.moduleDataHistory as MutableList<FirModuleData>
     }
 
-    private val enhancedMembers: List<MutableMap<*, *>>? get() = internal("the enhanced Java members") {
+    /** Reflection is done once per class: [trimKept] walks every kept snippet's session after each snippet. */
+    private val fieldsByClass = HashMap<Class<*>, List<Field>>()
+
+    /** The shared cache of enhanced Java members, by owner class (its entries are made as classes are enhanced). */
+    private val enhancedByOwner: Map<*, *>? = internal("the enhanced Java members") {
         val context = K2ReplCompilationState::class.java.methods
             .first { it.name.startsWith("getSessionFactoryContext") && it.parameterCount == 0 }
             .invoke(state) as FirJvmSessionFactory.Context
-        val byOwner = context.predefinedJavaComponents.enhancementStorage.cacheByOwner.backingMap().orEmpty()
-        byOwner.values.filterIsInstance<FirEnhancedSymbolsStorage.EnhancementSymbolsCache>().flatMap { symbols ->
-            listOf(symbols.enhancedFunctions, symbols.enhancedVariables).mapNotNull { it.backingMap() }
-        }
+        context.predefinedJavaComponents.enhancementStorage.cacheByOwner.backingMap()
     }
 
     /**
-     * Empties the compilation caches of every kept snippet's session, and the enhanced Java members of snippet
-     * modules in the shared cache (those of the libraries' session stay: every snippet shares them).
+     * Empties the compilation caches of every kept snippet's session (a later compilation using a snippet's
+     * declarations fills some of them again), and drops the enhanced Java members of snippet modules from the shared
+     * cache (those of the libraries' session stay: every snippet shares them).
      */
     fun trimKept() {
         val modules = modules ?: return
@@ -74,9 +76,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
                 }
             }
         }
-        for (map in enhancedMembers.orEmpty()) {
-            map.keys.removeIf { key -> key.moduleIn(kept) || map[key].moduleIn(kept) }
-        }
+        forgetEnhancedMembers { it in kept }
     }
 
     /** Forgets the module of the snippet compiled last, named [fileName], which declared nothing. */
@@ -84,17 +84,23 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val modules = modules ?: return
         val module = modules.lastOrNull()?.takeIf { fileName in it.name.asString() } ?: return
         modules.removeAt(modules.size - 1)
-        for (map in enhancedMembers.orEmpty()) {
-            map.keys.removeIf { key -> key.belongsTo(module) || map[key].belongsTo(module) }
+        forgetEnhancedMembers { it === module }
+    }
+
+    /** Drops from the shared cache of enhanced Java members those of classes and members of the modules [ofModule] picks. */
+    private fun forgetEnhancedMembers(ofModule: (FirModuleData?) -> Boolean) {
+        val byOwner = enhancedByOwner ?: return
+        internal("the enhanced Java members") {
+            for (symbols in byOwner.values.filterIsInstance<FirEnhancedSymbolsStorage.EnhancementSymbolsCache>()) {
+                for (map in listOfNotNull(symbols.enhancedFunctions.backingMap(), symbols.enhancedVariables.backingMap())) {
+                    map.keys.removeIf { key -> ofModule(key.moduleData()) || ofModule(map[key].moduleData()) }
+                }
+            }
         }
     }
 
     @OptIn(SymbolInternals::class)
     private fun Any?.moduleData(): FirModuleData? = ((this as? FirBasedSymbol<*>)?.fir as? FirDeclaration)?.moduleData
-
-    private fun Any?.belongsTo(module: FirModuleData): Boolean = moduleData() === module
-
-    private fun Any?.moduleIn(modules: Set<FirModuleData>): Boolean = moduleData() in modules
 
     /**
      * Empties every compiler cache held in a field of this component, and the caches of names by package of its
@@ -116,15 +122,16 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         }
     }
 
-    private fun Any.instanceFields(): Sequence<Field> = generateSequence<Class<*>>(javaClass) { it.superclass }
-        .flatMap { it.declaredFields.asSequence() }
-        .filterNot { Modifier.isStatic(it.modifiers) || it.type.isPrimitive }
-        .onEach { it.isAccessible = true }
+    /** The object fields of this object's class and its superclasses, made accessible once per class. */
+    private fun Any.instanceFields(): List<Field> = fieldsByClass.getOrPut(javaClass) {
+        generateSequence<Class<*>>(javaClass) { it.superclass }
+            .flatMap { it.declaredFields.asSequence() }
+            .filterNot { Modifier.isStatic(it.modifiers) || it.type.isPrimitive }
+            .onEach { it.isAccessible = true }
+            .toList()
+    }
 
-    private fun Any.backingMap(): MutableMap<*, *>? = generateSequence<Class<*>>(javaClass) { it.superclass }
-        .firstNotNullOfOrNull { type -> type.declaredFields.firstOrNull { it.name == "map" } }
-        ?.apply { isAccessible = true }
-        ?.get(this) as? MutableMap<*, *>
+    private fun Any.backingMap(): MutableMap<*, *>? = instanceFields().firstOrNull { it.name == "map" }?.get(this) as? MutableMap<*, *>
 
     private fun <T> internal(what: String, reach: () -> T): T? = try {
         reach()
