@@ -300,7 +300,7 @@ def prune(directory: Path, now: float | None = None) -> list[Path]:
     for used, path in archives[KEEP_RECENT:]:
         if now - used < KEEP_USED_WITHIN:
             continue
-        for stale in (path, path.with_name(path.name + ".log")):
+        for stale in (path, Archive(path).log_file):
             try:
                 stale.unlink()
             except OSError:

@@ -144,7 +144,7 @@ class EngineSession:
         """Output printed since the last drain, as (stream, text) in order; waits up to ``timeout_ms`` for some."""
         return [(str(chunk.stream), str(chunk.text)) for chunk in self._output.drain(jpype.JLong(timeout_ms))]
 
-    def await_output(self, timeout_ms: int) -> bool:
+    def wait_for_output(self, timeout_ms: int) -> bool:
         """Waits up to ``timeout_ms`` for output to be there, without taking it; True when there is some."""
         return bool(self._output.waitForOutput(jpype.JLong(timeout_ms)))
 

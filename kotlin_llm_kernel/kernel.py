@@ -303,7 +303,7 @@ class KotlinKernel(Kernel, EngineOptions):
         Waits in the engine for output (no polling); while a cell runs, that cell forwards the output itself.
         """
         while not self._stopping:
-            if not self._idle.wait(1.0) or not session.await_output(1000):
+            if not self._idle.wait(1.0) or not session.wait_for_output(1000):
                 continue
             with self._output_lock:
                 if self._running is not None:

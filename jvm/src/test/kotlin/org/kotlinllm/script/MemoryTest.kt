@@ -8,6 +8,14 @@ import kotlin.test.assertTrue
 /** A snippet that declares nothing leaves no compiler data behind; one that declares stays usable. */
 class MemoryTest {
 
+    /** Runs [block] and asserts that the live heap grew by less than [megabytes] over it. */
+    private inline fun assertLiveHeapGrowsLessThan(megabytes: Long, block: () -> Unit) {
+        val before = liveHeap()
+        block()
+        val grown = liveHeap() - before
+        assertTrue(grown < megabytes shl 20, "the live heap grew by ${grown shr 20} MB over 100 snippets")
+    }
+
     private fun liveHeap(): Long {
         repeat(3) {
             System.gc()
@@ -22,11 +30,8 @@ class MemoryTest {
         ScriptSession().use { session ->
             session.execute("import kotlin.math.sqrt\nval kept = 1").assertValue()
             repeat(10) { session.execute("1 + $it").assertValue() }
-            val before = liveHeap()
-            repeat(100) { session.execute("kept + $it").assertValue() }
-            val grown = liveHeap() - before
             // each kept its whole compiler session (~0.5 MB) before; a generous bound that catches that coming back
-            assertTrue(grown < 25L shl 20, "the live heap grew by ${grown shr 20} MB over 100 snippets")
+            assertLiveHeapGrowsLessThan(25) { repeat(100) { session.execute("kept + $it").assertValue() } }
             assertEquals(4.0, session.execute("fun root(): Double = sqrt(kept * 16.0)\nroot()").assertValue().value)
         }
     }
@@ -35,11 +40,8 @@ class MemoryTest {
     fun `a hundred snippets that declare functions keep a fraction of their compiler sessions`() = runBlocking {
         ScriptSession().use { session ->
             repeat(10) { session.execute("fun warm$it(x: Int): Int = x * $it + 1").assertValue() }
-            val before = liveHeap()
-            repeat(100) { session.execute("fun f$it(x: Int): Int = x * $it + 1").assertValue() }
-            val grown = liveHeap() - before
             // measured: ~12 MB; ~25 MB while the names by package were kept, ~56 MB before any compilation cache was emptied
-            assertTrue(grown < 20L shl 20, "the live heap grew by ${grown shr 20} MB over 100 snippets")
+            assertLiveHeapGrowsLessThan(20) { repeat(100) { session.execute("fun f$it(x: Int): Int = x * $it + 1").assertValue() } }
             assertEquals(101, session.execute("f99(1) + f0(7)").assertValue().value)
         }
     }
