@@ -28,14 +28,15 @@ DEFAULT_JVM_OPTIONS: tuple[str, ...] = (
     # The serial collector: no concurrent GC threads competing for the 2 cores, and less RSS than G1.
     "-XX:+UseSerialGC",
     # A smaller heap to begin with: the default initial heap is 1/64 of the machine's memory (383 MB here), a
-    # third of it young generation whose pages all get touched by the compiler's garbage. A fixed 32 MB young
+    # third of it young generation whose pages all get touched by the compiler's garbage. A fixed 24 MB young
     # generation keeps that churn in fewer pages; the old generation grows with what the session keeps, and
     # shrinks after a full collection when more than 40% of it is free. Measured (bench/RESULTS.md, "Levers"):
     # 64 MB instead of the default saved ~60 MB of RSS after 50 cells, cells as fast; 32 MB instead of 64 MB saved
-    # ~33 MB more with the same CPU over 200 cells (23.2 vs 23.0 CPU-s); 24 MB collected so often that cells took
-    # ~17% more CPU (GC and JPype's reference-queue thread).
+    # ~33 MB more with the same CPU over 200 cells; 24 MB instead of 32 MB saves ~9 MB more at the same CPU now that
+    # each JVM collection no longer costs a Python collection over IPython's objects (app.py, gc.freeze); 16 MB
+    # saved ~4 MB more and made the first result ~0.4 s slower.
     "-Xms96m",
-    "-Xmn32m",
+    "-Xmn24m",
     "-XX:MinHeapFreeRatio=20",
     "-XX:MaxHeapFreeRatio=40",
 )
