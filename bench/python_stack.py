@@ -29,7 +29,8 @@ STACKS = ("none", "protocol", "ipykernel")
 CELLS = 50
 
 
-def child(stack: str) -> None:
+def child(stack: str, spawned: float) -> None:
+    """Runs in the measured process; ``spawned`` is the parent's ``time.time()`` just before spawning it."""
     sys.path.insert(0, str(Path(__file__).parent))
     from kotlin_llm_kernel.engine import EngineSession
     from kotlin_llm_kernel.jvm import start_jvm
@@ -63,31 +64,24 @@ def child(stack: str) -> None:
     for cell in Workload().cells()[:CELLS]:
         session.submit(cell.code, cell.number).outcome()
         if cell.number == 1:
-            print("first-result", flush=True)
+            print("first-result", time.time() - spawned, flush=True)
     print("rss", psutil.Process().memory_info().rss, flush=True)
     os._exit(0)  # the JVM is not destroyed: as the kernel exits
 
 
 def run_one(stack: str, timeout: float) -> tuple[float, float]:
     """(seconds from spawning the process to the first result, RSS in MB after the cells)."""
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, __file__, "--child", stack], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    spawned = time.time()
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", stack, "--spawned", repr(spawned)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
-    first = rss = None
-    try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            if line.startswith("first-result"):
-                first = time.monotonic() - started
-            elif line.startswith("rss "):
-                rss = int(line.split()[1]) / 1e6
-        process.wait(timeout)
-    finally:
-        process.kill()
-    if first is None or rss is None:
-        raise RuntimeError(f"the {stack} process ended without its figures (exit code {process.returncode})")
-    return first, rss
+    figures = dict(line.split(maxsplit=1) for line in done.stdout.splitlines() if " " in line)
+    if "first-result" not in figures or "rss" not in figures:
+        raise RuntimeError(f"the {stack} process ended without its figures (exit code {done.returncode})")
+    return float(figures["first-result"]), int(figures["rss"]) / 1e6
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--starts", type=int, default=5, help="fresh processes per stack (default 5)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per process (default 300)")
     parser.add_argument("--child", choices=STACKS, help=argparse.SUPPRESS)
+    parser.add_argument("--spawned", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child)
+        child(args.child, args.spawned)
     figures: dict[str, list[tuple[float, float]]] = {stack: [] for stack in STACKS}
     for round_number in range(1, args.starts + 1):
         for stack in STACKS:
