@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 JARS_DIR = Path(__file__).with_name("jars")
 
 #: JVM tuning, each measured on 2 cores (bench/RESULTS.md, "Levers"; research k2-repl §7).
+#: jvm/pom.xml's `soft-references` test execution runs the engine with the same options: change both together.
 DEFAULT_JVM_OPTIONS: tuple[str, ...] = (
     # C1 only: C2 compiler threads compete with the Kotlin compiler; faster and about half the CPU.
     "-XX:TieredStopAtLevel=1",
