@@ -98,6 +98,7 @@ class ScriptSession:
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""
         self._engine.close()
+        self._events.join(timeout=60)  # it ends as the session closes: none of its Java calls outlives the session
 
     def __enter__(self) -> ScriptSession:
         return self

@@ -150,6 +150,7 @@ def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options:
     for code in TRAINING_SNIPPETS:
         waiter.wait(session.submit(code).snippet_number)
     session.close()
+    waiter.join(timeout=60)  # no thread may be in a Java call while the JVM is destroyed
     jpype.shutdownJVM()  # DestroyJavaVM: the JVM writes the archive now
     if not Archive(target).usable():
         raise RuntimeError(f"the JVM wrote no archive to {target}")

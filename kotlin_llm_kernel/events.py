@@ -8,6 +8,7 @@ snippet at a time (the Python API, the class-data sharing helper).
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,6 +68,10 @@ class EventReader:
             if events:
                 self._deliver(events)
 
+    def join(self, timeout: float) -> None:
+        """Waits for the thread to end (it does once the session is closed)."""
+        self._thread.join(timeout)
+
 
 class SnippetWaiter:
     """Events of one session for a caller that waits for one snippet at a time."""
@@ -85,12 +90,28 @@ class SnippetWaiter:
             self._settled.update((e.snippet_number, e) for e in events if isinstance(e, SettledEvent))
             self._changed.notify_all()
 
-    def wait(self, snippet_number: int, on_output: Callable[[OutputEvent], None] | None = None) -> SettledEvent:
-        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles."""
+    def join(self, timeout: float) -> None:
+        """Waits for the reader to end, after the session was closed."""
+        self._reader.join(timeout)
+
+    def wait(
+        self,
+        snippet_number: int,
+        on_output: Callable[[OutputEvent], None] | None = None,
+        timeout: float | None = None,
+    ) -> SettledEvent:
+        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles.
+
+        ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._changed:
                 while not self._events and snippet_number not in self._settled:
-                    self._changed.wait()
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        raise TimeoutError(f"snippet{snippet_number}.kts did not settle in {timeout} s")
+                    self._changed.wait(left)
                 if not self._events:
                     return self._settled.pop(snippet_number)
                 event = self._events.popleft()
