@@ -1,11 +1,11 @@
 package org.kotlinllm.script.dependencies
 
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.psi.KtFile
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.measureTimedValue
 

@@ -1,5 +1,10 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
