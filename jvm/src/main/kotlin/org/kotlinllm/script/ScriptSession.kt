@@ -3,18 +3,15 @@ package org.kotlinllm.script
 import io.github.oshai.kotlinlogging.KotlinLogging
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.future.await
 import org.kotlinllm.script.dependencies.SessionDependencies
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
-import org.kotlinllm.script.internal.ProvidedValues
 import org.kotlinllm.script.internal.ReplCompilerHost
 import org.kotlinllm.script.internal.SessionScope
 import org.kotlinllm.script.internal.SnippetRunner
 import org.kotlinllm.script.internal.SnippetNames
-import org.kotlinllm.script.snippet.Interruption
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -62,7 +59,7 @@ public class ScriptSession(
 
     init {
         ProvidedProperties.validate(properties)
-        id = ProvidedValues.register(properties)
+        id = ProvidedProperties.register(properties)
         outputTarget?.let(OutputRouting::register)
         scope = SessionScope(dispatcher, outputTarget) { error -> reportUncaught(error) }
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
@@ -81,7 +78,7 @@ public class ScriptSession(
                     ::evaluationStarts,
                     ::evaluationEnds,
                 )
-                val result = runner.runHidden("session_$id.kts", prelude)
+                val result = runner.run("session_$id.kts", prelude)
                 if (result is ScriptResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
             } catch (e: Throwable) {
                 logger.error(e) { "session $id could not start its compiler" }
@@ -176,16 +173,15 @@ public class ScriptSession(
         synchronized(lock) {
             Thread.interrupted()
             evaluating = currentExecution
-            scope.snippetJob = Job()
+            scope.evaluationStarts()
         }
     }
 
     private fun evaluationEnds() {
         synchronized(lock) {
             evaluating = null
-            scope.snippetJob = null
+            scope.evaluationEnds(thread)
             Thread.interrupted()
-            Interruption.clear(thread)
         }
     }
 
@@ -193,9 +189,7 @@ public class ScriptSession(
         synchronized(lock) {
             if (evaluating !== execution) return
             logger.debug { "cancelling the snippet being evaluated in session $id" }
-            scope.snippetJob?.cancel()
-            Interruption.request(thread)
-            thread.interrupt()
+            scope.cancelEvaluation(thread)
         }
     }
 
@@ -224,7 +218,7 @@ public class ScriptSession(
         scope.cancel()
         tasks.put(STOP)
         outputTarget?.let(OutputRouting::unregister)
-        ProvidedValues.unregister(id)
+        ProvidedProperties.unregister(id)
     }
 
     public companion object {

@@ -17,7 +17,7 @@ internal class Completer(private val symbols: SessionSymbols) {
         val candidates = if (start > 0 && code[start - 1] == '.') {
             receiverName(code, start - 1)?.let(::members).orEmpty()
         } else {
-            symbols.names() + SCOPE_FUNCTIONS + KEYWORDS + COMMON_FUNCTIONS
+            symbols.names() + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
         }
         val matches = candidates.filter { it.startsWith(prefix) && it != prefix || it == prefix && prefix.isNotEmpty() }
             .distinct()
@@ -69,11 +69,6 @@ internal class Completer(private val symbols: SessionSymbols) {
     private companion object {
         const val PREVIEW_CHARS = 200
         val SCOPE_FUNCTIONS = listOf("await", "launch", "async", "coroutineContext", "scriptScope")
-        val KEYWORDS = listOf(
-            "as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in", "interface", "is",
-            "null", "object", "return", "super", "this", "throw", "true", "try", "typealias", "val", "var", "when",
-            "while", "import", "data", "enum", "sealed", "inline", "private", "override", "open", "abstract", "suspend",
-        )
         val COMMON_FUNCTIONS = listOf(
             "println", "print", "listOf", "mutableListOf", "mapOf", "mutableMapOf", "setOf", "mutableSetOf",
             "arrayOf", "emptyList", "emptyMap", "require", "check", "error", "repeat", "buildString", "buildList",

@@ -83,11 +83,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
             // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt
-            "org.kotlinllm.script.snippet.await",
-            "org.kotlinllm.script.snippet.launch",
-            "org.kotlinllm.script.snippet.async",
-            "org.kotlinllm.script.snippet.coroutineContext",
-            "org.kotlinllm.script.snippet.scriptScope",
+            "org.kotlinllm.script.runtime.await",
+            "org.kotlinllm.script.runtime.launch",
+            "org.kotlinllm.script.runtime.async",
+            "org.kotlinllm.script.runtime.coroutineContext",
+            "org.kotlinllm.script.runtime.scriptScope",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }

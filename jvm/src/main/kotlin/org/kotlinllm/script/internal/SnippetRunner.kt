@@ -42,9 +42,6 @@ internal class SnippetRunner(
     val completer = Completer(symbols)
     private var classDirectories: File? = null
 
-    /** Compiles and evaluates a snippet the user does not see, e.g. the prelude of provided properties. */
-    fun runHidden(fileName: String, code: String): ScriptResult = run(fileName, code)
-
     fun run(fileName: String, text: String): ScriptResult {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
