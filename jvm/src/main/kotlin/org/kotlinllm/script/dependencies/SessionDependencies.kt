@@ -1,11 +1,11 @@
 package org.kotlinllm.script.dependencies
 
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.psi.KtFile
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.measureTimedValue
 
@@ -206,7 +206,7 @@ internal class SessionDependencies(
     private fun warning(message: String, range: SourceRange) = Diagnostic(Severity.WARNING, message, range)
 
     private companion object {
-        /** Past the transport's own timeout, so that it normally reports first; within the 10 s the issue allows. */
+        /** Past the transport's own timeout, so that it normally reports first, with its more precise cause. */
         val WATCHDOG_GRACE = 500.milliseconds
     }
 }

@@ -1,5 +1,9 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+
 /**
  * Recognizes the known bugs of the K2 REPL compiler in what a snippet got, and says in one line how to avoid them.
  */

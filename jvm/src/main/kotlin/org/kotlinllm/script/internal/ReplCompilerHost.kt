@@ -83,11 +83,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
             // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt
-            "org.kotlinllm.script.snippet.await",
-            "org.kotlinllm.script.snippet.launch",
-            "org.kotlinllm.script.snippet.async",
-            "org.kotlinllm.script.snippet.coroutineContext",
-            "org.kotlinllm.script.snippet.scriptScope",
+            "org.kotlinllm.script.runtime.await",
+            "org.kotlinllm.script.runtime.launch",
+            "org.kotlinllm.script.runtime.async",
+            "org.kotlinllm.script.runtime.coroutineContext",
+            "org.kotlinllm.script.runtime.scriptScope",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
@@ -112,8 +112,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
      * into a PSI file of its own that keeps its tree only through a SoftReference, and marks the script as a REPL
      * snippet in user data of that tree; a collection clearing soft references (a nearly full heap does) before the
-     * compiler reads the mark made it parse the text again, unmarked, and compile a plain script that the REPL
-     * evaluator then failed to run (no `$$eval`).
+     * compiler reads the mark would make it parse the text again, unmarked, and compile a plain script that the REPL
+     * evaluator cannot run (no `$$eval`).
      */
     private var snippetTree: Any? = null
 

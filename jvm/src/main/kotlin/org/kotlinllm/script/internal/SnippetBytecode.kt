@@ -7,17 +7,19 @@ import org.jetbrains.org.objectweb.asm.Label
 import org.jetbrains.org.objectweb.asm.MethodVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
-import org.kotlinllm.script.snippet.Interruption
+import org.kotlinllm.script.runtime.ContextClassLoader
+import org.kotlinllm.script.runtime.Interruption
 
 /**
  * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
  * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
- * starts by making the snippet's class loader the thread's context class loader (with its `@file:DependsOn` jars),
- * which libraries use to find their services and resources.
+ * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
+ * `@file:DependsOn` jars.
  */
 internal object SnippetBytecode {
 
-    private val owner = Interruption::class.java.name.replace('.', '/')
+    private val interruption = Type.getInternalName(Interruption::class.java)
+    private val contextClassLoader = Type.getInternalName(ContextClassLoader::class.java)
 
     /** Instruments the class files of [classFiles] in place; the compiler's class loader reads them from there. */
     fun instrument(classFiles: MutableMap<String, ByteArray>) {
@@ -44,7 +46,7 @@ internal object SnippetBytecode {
                         super.visitCode()
                         if (isSnippetBody) {
                             super.visitLdcInsn(Type.getObjectType(className))
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "enterSnippet", "(Ljava/lang/Class;)V", false)
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, contextClassLoader, "setToLoaderOf", "(Ljava/lang/Class;)V", false)
                             changed = true
                         }
                     }
@@ -56,7 +58,7 @@ internal object SnippetBytecode {
 
                     override fun visitJumpInsn(opcode: Int, label: Label) {
                         if (label in visited) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "check", "()V", false)
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
                             changed = true
                         }
                         super.visitJumpInsn(opcode, label)

@@ -1,5 +1,6 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.SourceText
 import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes

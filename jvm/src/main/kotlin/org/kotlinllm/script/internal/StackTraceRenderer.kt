@@ -1,5 +1,7 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+
 /**
  * Renders an exception thrown by a snippet in the form of the specification: `ExceptionClass: message`, then only
  * the frames of snippets as `  at check(snippet1.kts:2)` each followed by `  | ` and its source line, lambdas folded

@@ -3,9 +3,9 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import java.nio.file.Path
 import kotlin.io.path.writeText
 import kotlin.test.Test
