@@ -1,6 +1,5 @@
 package org.kotlinllm.script.internal
 
-import org.kotlinllm.script.OutputChunk
 import io.github.oshai.kotlinlogging.KotlinLogging
 import java.io.OutputStream
 import java.io.PrintStream
@@ -14,7 +13,13 @@ private val logger = KotlinLogging.logger {}
 
 /** Where the text a session's code prints goes. */
 internal interface OutputTarget {
+    /** Called with [STDOUT] or [STDERR] and text decoded so far, in the order it was printed. */
     fun write(stream: String, text: String)
+
+    companion object {
+        const val STDOUT: String = "stdout"
+        const val STDERR: String = "stderr"
+    }
 }
 
 /**
@@ -69,8 +74,8 @@ internal object OutputRouting {
         if (installed) return
         // an SLF4J provider that keeps the streams it found (slf4j-simple's cacheOutputStream) must find the real ones
         org.slf4j.LoggerFactory.getILoggerFactory()
-        System.setOut(PrintStream(RoutingStream(OutputChunk.STDOUT, System.out), true, Charsets.UTF_8))
-        System.setErr(PrintStream(RoutingStream(OutputChunk.STDERR, System.err), true, Charsets.UTF_8))
+        System.setOut(PrintStream(RoutingStream(OutputTarget.STDOUT, System.out), true, Charsets.UTF_8))
+        System.setErr(PrintStream(RoutingStream(OutputTarget.STDERR, System.err), true, Charsets.UTF_8))
         installed = true
     }
 
