@@ -206,7 +206,7 @@ internal class SessionDependencies(
     private fun warning(message: String, range: SourceRange) = Diagnostic(Severity.WARNING, message, range)
 
     private companion object {
-        /** Past the transport's own timeout, so that it normally reports first; within the 10 s the issue allows. */
+        /** Past the transport's own timeout, so that it normally reports first, with its more precise cause. */
         val WATCHDOG_GRACE = 500.milliseconds
     }
 }

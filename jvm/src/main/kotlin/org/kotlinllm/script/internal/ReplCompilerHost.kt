@@ -112,8 +112,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
      * into a PSI file of its own that keeps its tree only through a SoftReference, and marks the script as a REPL
      * snippet in user data of that tree; a collection clearing soft references (a nearly full heap does) before the
-     * compiler reads the mark made it parse the text again, unmarked, and compile a plain script that the REPL
-     * evaluator then failed to run (no `$$eval`).
+     * compiler reads the mark would make it parse the text again, unmarked, and compile a plain script that the REPL
+     * evaluator cannot run (no `$$eval`).
      */
     private var snippetTree: Any? = null
 
