@@ -78,8 +78,8 @@ internal class KnownLimitations {
     }
 
     private fun SourceRange.contains(other: SourceRange): Boolean =
-        (other.startLine > startLine || other.startLine == startLine && other.startColumn >= startColumn) &&
-            (other.endLine < endLine || other.endLine == endLine && other.endColumn <= endColumn)
+        (other.startLine > startLine || (other.startLine == startLine && other.startColumn >= startColumn)) &&
+            (other.endLine < endLine || (other.endLine == endLine && other.endColumn <= endColumn))
 
     private companion object {
         val UNRESOLVED = Regex("""Unresolved reference '([^']+)'""")

@@ -65,7 +65,7 @@ internal object OutputRouting {
 
     private fun targetOfThisThread(): OutputTarget? {
         val own = current.get()
-        if (own === compilerLog || own != null && own in capturing) return own
+        if (own === compilerLog || (own != null && own in capturing)) return own
         return capturing.singleOrNull()
     }
 
