@@ -118,7 +118,9 @@ class DiagnosticsTest {
 
     @Test
     fun `warnings follow a runtime error`() {
-        val error = runBlocking { session.execute("val numbers = listOf(1, 2)\nnumbers.map { it / 0 }") }.assertError(ExecutionPhase.EVALUATION)
+        val error = runBlocking {
+            session.execute("val numbers = listOf(1, 2)\nnumbers.map { it / 0 }")
+        }.assertError(ExecutionPhase.EVALUATION)
         val n = session.lastSnippetNumber
         assertEquals(
             "java.lang.ArithmeticException: / by zero\n" +

@@ -82,6 +82,7 @@ internal object OutputRouting {
     private class RoutingStream(private val stream: String, private val fallback: PrintStream) : OutputStream() {
 
         private val decoders = HashMap<OutputTarget, CharsetDecoder>()
+
         /** Bytes of a character split across two writes, kept until the rest arrives. */
         private val leftovers = HashMap<OutputTarget, ByteArray>()
 
