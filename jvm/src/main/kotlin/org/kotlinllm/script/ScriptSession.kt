@@ -147,7 +147,9 @@ public class ScriptSession internal constructor(
             synchronized(lock) { currentExecution = execution }
             host?.snippetStarts(number)
             val run = try {
-                startFailure?.let { failure -> SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure")) }
+                startFailure?.let { failure ->
+                    SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure"))
+                }
                     ?: runner.run("snippet$number.kts", code)
             } catch (e: Throwable) {
                 logger.error(e) { "snippet$number.kts failed in the engine" }

@@ -56,7 +56,9 @@ class MemoryTest {
             declare("open class Base<T>(val x: T) { open fun show(): String = \"base \$x\" }")
             declare("open class Derived(x: Int) : Base<Int>(x) { override fun show() = \"derived \${x + 1}\" }")
             declare("interface Named { val name: String; fun greet() = \"hi \$name\" }")
-            declare("data class Person(override val name: String, val age: Int) : Named, Comparable<Person> { override fun compareTo(other: Person) = age - other.age }")
+            declare(
+                "data class Person(override val name: String, val age: Int) : Named, Comparable<Person> { override fun compareTo(other: Person) = age - other.age }",
+            )
             declare("open class Names : java.util.ArrayList<String>() { fun firstOrEmpty() = if (isEmpty()) \"\" else get(0) }")
             declare("fun <T : Comparable<T>> maxOf3(a: T, b: T, c: T) = maxOf(a, maxOf(b, c))")
             declare("inline fun <reified T> typeName() = T::class.simpleName")

@@ -1,11 +1,11 @@
 package org.kotlinllm.script
 
 import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
 import org.kotlinllm.script.host.EventReader
 import org.kotlinllm.script.host.HostSession
 import org.kotlinllm.script.host.HostSettings
-import org.junit.jupiter.api.Test
-import org.junit.jupiter.api.assertThrows
 import java.time.Clock
 import java.time.Instant
 import java.time.ZoneOffset

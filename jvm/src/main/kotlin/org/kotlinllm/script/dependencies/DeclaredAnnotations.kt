@@ -1,12 +1,12 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.diagnostics.SourceRange
-import org.kotlinllm.script.diagnostics.SourceText
 import org.jetbrains.kotlin.psi.KtEscapeStringTemplateEntry
 import org.jetbrains.kotlin.psi.KtFile
 import org.jetbrains.kotlin.psi.KtLiteralStringTemplateEntry
 import org.jetbrains.kotlin.psi.KtStringTemplateExpression
 import org.jetbrains.kotlin.psi.ValueArgument
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 
 /** One string of a `@file:DependsOn` or `@file:Repository`, with the range that diagnostics about it mark. */
 internal data class DeclaredValue(val value: String, val range: SourceRange)
@@ -70,6 +70,5 @@ internal class DeclaredAnnotations(
             val element = argument.asElement()
             return range(element.textRange.startOffset, element.textRange.endOffset)
         }
-
     }
 }

@@ -1,11 +1,11 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.diagnostics.Diagnostic
-import org.kotlinllm.script.diagnostics.Severity
-import org.kotlinllm.script.diagnostics.SourceRange
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.psi.KtFile
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.measureTimedValue
 
@@ -158,7 +158,12 @@ internal class SessionDependencies(
                 }
                 FailureKind.UNREACHABLE -> Messages.unreachable(root, repository ?: "the repository", failure.cause)
                 FailureKind.TIMEOUT -> Messages.timedOut(root, repository ?: "the repository", timeout)
-                FailureKind.DENIED -> Messages.denied(root, repository ?: "the repository", failure.repositoryId ?: "?", failure.status ?: 0)
+                FailureKind.DENIED -> Messages.denied(
+                    root,
+                    repository ?: "the repository",
+                    failure.repositoryId ?: "?",
+                    failure.status ?: 0,
+                )
                 FailureKind.OTHER -> Messages.failed(root, repository, failure.cause)
             }
             return error(message, range)

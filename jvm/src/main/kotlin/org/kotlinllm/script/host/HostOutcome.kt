@@ -46,9 +46,12 @@ public class HostOutcome(
                 is ScriptResult.Value -> {
                     val isUnit = result.value === Unit
                     HostOutcome(
-                        result, cancelled, isUnit,
+                        result,
+                        cancelled,
+                        isUnit,
                         valueText = if (isUnit) null else textOf(result.value),
-                        ename = null, evalue = null,
+                        ename = null,
+                        evalue = null,
                         resolvedDependencies = result.resolvedVersions.map { (coordinates, version) ->
                             ResolvedDependency(coordinates, version, LatestVersionRule.isPreRelease(version))
                         },

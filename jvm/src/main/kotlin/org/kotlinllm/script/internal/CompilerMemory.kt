@@ -1,8 +1,6 @@
 package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
-import java.lang.reflect.Field
-import java.lang.reflect.Modifier
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.caches.FirCache
 import org.jetbrains.kotlin.fir.caches.FirLazyValue
@@ -19,6 +17,8 @@ import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
+import java.lang.reflect.Field
+import java.lang.reflect.Modifier
 
 private val logger = KotlinLogging.logger {}
 
@@ -150,6 +150,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirCorrespondingSupertypesCache::class.java,
         )
         val FIR_CACHE: Class<*> = FirCache::class.java
+
         /** How the K2 REPL's names of snippet modules begin (`<REPL-snippet-snippet3.kts>`; not `<REPL-base>`). */
         const val SNIPPET_MODULE_PREFIX = "<REPL-snippet-"
     }

@@ -20,7 +20,7 @@ internal class Completer(private val symbols: SessionSymbols, private val provid
         } else {
             symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
         }
-        val matches = candidates.filter { it.startsWith(prefix) && it != prefix || it == prefix && prefix.isNotEmpty() }
+        val matches = candidates.filter { (it.startsWith(prefix) && it != prefix) || (it == prefix && prefix.isNotEmpty()) }
             .distinct()
             .sortedWith(compareBy({ it !in symbols.names() && it !in provided }, { it.lowercase() }))
         return Completion(matches, start, end)

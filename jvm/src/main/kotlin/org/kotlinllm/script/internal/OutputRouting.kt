@@ -65,7 +65,7 @@ internal object OutputRouting {
 
     private fun targetOfThisThread(): OutputTarget? {
         val own = current.get()
-        if (own === compilerLog || own != null && own in capturing) return own
+        if (own === compilerLog || (own != null && own in capturing)) return own
         return capturing.singleOrNull()
     }
 
@@ -82,6 +82,7 @@ internal object OutputRouting {
     private class RoutingStream(private val stream: String, private val fallback: PrintStream) : OutputStream() {
 
         private val decoders = HashMap<OutputTarget, CharsetDecoder>()
+
         /** Bytes of a character split across two writes, kept until the rest arrives. */
         private val leftovers = HashMap<OutputTarget, ByteArray>()
 

@@ -2,8 +2,8 @@ package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.com.intellij.openapi.Disposable
-import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
+import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.psi.KtExperimentalApi
 import org.jetbrains.kotlin.psi.KtNonPublicApi
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
@@ -15,19 +15,20 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSour
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
 import java.io.File
 import kotlin.script.experimental.api.CompiledScript
-import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
-import kotlin.script.experimental.api.asSuccess
-import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.ResultValue
 import kotlin.script.experimental.api.ResultWithDiagnostics
 import kotlin.script.experimental.api.ScriptCompilationConfiguration
+import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
 import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
+import kotlin.script.experimental.api.asSuccess
 import kotlin.script.experimental.api.defaultImports
+import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.repl
 import kotlin.script.experimental.api.with
 import kotlin.script.experimental.host.ScriptingHostConfiguration
+import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 import kotlin.script.experimental.jvm.baseClassLoader
 import kotlin.script.experimental.jvm.defaultJvmScriptingHostConfiguration
 import kotlin.script.experimental.jvm.dependenciesFromClassloader
@@ -37,7 +38,6 @@ import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.updateClasspath
 import kotlin.script.experimental.util.LinkedSnippet
 import kotlin.script.experimental.util.LinkedSnippetImpl
-import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 
 private val logger = KotlinLogging.logger {}
 
@@ -101,7 +101,10 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
     private val state: K2ReplCompilationState = K2ReplCompiler.createCompilationState(
-        messageCollector, disposable, compilationConfiguration, hostConfiguration,
+        messageCollector,
+        disposable,
+        compilationConfiguration,
+        hostConfiguration,
     )
     private val compiler = K2ReplCompiler(state)
     private val memory = CompilerMemory(state)

@@ -1,9 +1,9 @@
 package org.kotlinllm.script.internal
 
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asContextElement
@@ -12,6 +12,7 @@ import org.kotlinllm.script.ScriptScope
 import org.kotlinllm.script.runtime.Interruption
 import org.kotlinllm.script.runtime.SessionScopes
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * The [ScriptScope] of one session: `launch` runs on [dispatcher] under a supervisor job that closing the session
@@ -24,8 +25,8 @@ internal class SessionScope(
 ) : ScriptScope() {
 
     private val supervisor = SupervisorJob()
-    private val outputElement: CoroutineContext = (output?.let { OutputRouting.current.asContextElement(it) }
-        ?: kotlin.coroutines.EmptyCoroutineContext) + SessionScopes.current.asContextElement(this)
+    private val outputElement: CoroutineContext =
+        (output?.let { OutputRouting.current.asContextElement(it) } ?: EmptyCoroutineContext) + SessionScopes.current.asContextElement(this)
 
     override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
         CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }

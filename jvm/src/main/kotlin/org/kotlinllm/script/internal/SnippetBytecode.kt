@@ -33,43 +33,56 @@ internal object SnippetBytecode {
         val className = reader.className
         val writer = ClassWriter(reader, 0)
         var changed = false
-        reader.accept(object : ClassVisitor(Opcodes.ASM9, writer) {
-            override fun visitMethod(
-                access: Int, name: String?, descriptor: String?, signature: String?, exceptions: Array<out String>?,
-            ): MethodVisitor {
-                val next = super.visitMethod(access, name, descriptor, signature, exceptions)
-                val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
-                return object : MethodVisitor(Opcodes.ASM9, next) {
-                    private val visited = HashSet<Label>()
+        reader.accept(
+            object : ClassVisitor(Opcodes.ASM9, writer) {
+                override fun visitMethod(
+                    access: Int,
+                    name: String?,
+                    descriptor: String?,
+                    signature: String?,
+                    exceptions: Array<out String>?,
+                ): MethodVisitor {
+                    val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+                    val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
+                    return object : MethodVisitor(Opcodes.ASM9, next) {
+                        private val visited = HashSet<Label>()
 
-                    override fun visitCode() {
-                        super.visitCode()
-                        if (isSnippetBody) {
-                            super.visitLdcInsn(Type.getObjectType(className))
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, contextClassLoader, "setToLoaderOf", "(Ljava/lang/Class;)V", false)
-                            changed = true
+                        override fun visitCode() {
+                            super.visitCode()
+                            if (isSnippetBody) {
+                                super.visitLdcInsn(Type.getObjectType(className))
+                                super.visitMethodInsn(
+                                    Opcodes.INVOKESTATIC,
+                                    contextClassLoader,
+                                    "setToLoaderOf",
+                                    "(Ljava/lang/Class;)V",
+                                    false,
+                                )
+                                changed = true
+                            }
                         }
-                    }
 
-                    override fun visitLabel(label: Label) {
-                        visited += label
-                        super.visitLabel(label)
-                    }
-
-                    override fun visitJumpInsn(opcode: Int, label: Label) {
-                        if (label in visited) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
-                            changed = true
+                        override fun visitLabel(label: Label) {
+                            visited += label
+                            super.visitLabel(label)
                         }
-                        super.visitJumpInsn(opcode, label)
-                    }
 
-                    override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                        super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                        override fun visitJumpInsn(opcode: Int, label: Label) {
+                            if (label in visited) {
+                                super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                                changed = true
+                            }
+                            super.visitJumpInsn(opcode, label)
+                        }
+
+                        override fun visitMaxs(maxStack: Int, maxLocals: Int) {
+                            super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                        }
                     }
                 }
-            }
-        }, 0)
+            },
+            0,
+        )
         return if (changed) writer.toByteArray() else bytes
     }
 

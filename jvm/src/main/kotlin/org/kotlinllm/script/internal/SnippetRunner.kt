@@ -1,10 +1,5 @@
 package org.kotlinllm.script.internal
 
-import org.kotlinllm.script.diagnostics.Diagnostic
-import org.kotlinllm.script.diagnostics.Severity
-import org.kotlinllm.script.diagnostics.SourceRange
-import org.kotlinllm.script.diagnostics.SourceText
-import org.kotlinllm.script.diagnostics.DiagnosticRenderer
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
@@ -14,6 +9,11 @@ import org.kotlinllm.script.dependencies.LatestVersion
 import org.kotlinllm.script.dependencies.LatestVersionRule
 import org.kotlinllm.script.dependencies.Messages
 import org.kotlinllm.script.dependencies.SessionDependencies
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 import java.io.File
 import java.nio.file.Files
 import kotlin.script.experimental.api.ScriptDiagnostic

@@ -84,7 +84,9 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
             var repeats = 1
             while (start + period * (repeats + 1) <= frames.size &&
                 (0 until period).all { frames[start + it] == frames[start + period * repeats + it] }
-            ) repeats++
+            ) {
+                repeats++
+            }
             if (repeats >= 3) return period to repeats
         }
         return 1 to 1

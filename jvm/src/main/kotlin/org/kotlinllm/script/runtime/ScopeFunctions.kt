@@ -6,11 +6,11 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.async as asyncIn
-import kotlinx.coroutines.launch as launchIn
 import org.kotlinllm.script.ScriptScope
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.async as asyncIn
+import kotlinx.coroutines.launch as launchIn
 
 /*
  * The ScriptScope of the running session, for the snippets, which import these functions by default.

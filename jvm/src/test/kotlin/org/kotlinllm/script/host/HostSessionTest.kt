@@ -45,7 +45,9 @@ class HostSessionTest {
             // a thread of no session prints to the only capturing one; no snippet ran yet
             println("before any snippet")
             events.printed(OutputEvent.STDOUT, "before any snippet\n")
-            session.submit("launch { gate1.await(); println(\"after its snippet\") }\nlaunch { gate2.await(); println(\"during a later snippet\"); gate3.countDown() }")
+            session.submit(
+                "launch { gate1.await(); println(\"after its snippet\") }\nlaunch { gate2.await(); println(\"during a later snippet\"); gate3.countDown() }",
+            )
             events.settled(1)
             gates.getValue("gate1").countDown()
             events.printed(OutputEvent.STDOUT, "after its snippet\n")
@@ -160,7 +162,10 @@ class HostSessionTest {
     fun `resolved dependencies say whether the engine chose a pre-release`() {
         val localRepository = Files.createTempDirectory("local-repo")
         RepositoryServer(Fixtures.root).use { server ->
-            HostSession.create(emptyMap(), HostSettings(localRepository.toString(), listOf(server.url("repo1/")), 8_000L, null)).use { session ->
+            HostSession.create(
+                emptyMap(),
+                HostSettings(localRepository.toString(), listOf(server.url("repo1/")), 8_000L, null),
+            ).use { session ->
                 val events = EventReader(session)
                 session.submit("@file:DependsOn(\"com.example:greeter\")\n@file:DependsOn(\"com.example:onlypre\")\n1")
                 val outcome = events.settled(1)
@@ -199,7 +204,9 @@ class HostSessionTest {
         assertEquals(4, session.lastSnippetNumber)
         val error = assertThrows<IllegalArgumentException> { session.submit("3", 4) }
         assertEquals("snippet number 4 must be greater than 4, the last one used", error.message)
-        events.settled(4)
+        assertEquals(5, session.submit(" \n").snippetNumber, "a blank snippet is numbered and settles too")
+        assertTrue(events.settled(5).isUnit)
+        assertEquals(listOf("3 settled", "4 settled", "5 settled"), events.timeline())
         session.close()
         assertEquals(emptyList(), session.nextEvents(60_000), "returns at once")
     }
