@@ -26,6 +26,7 @@ import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .cds_archive import DYNAMIC_MAGIC, ENV_CACHE_DIR, STATIC_MAGIC, Archive, cache_dir, prune
 from .java_runtime import JavaRuntime, find_java, inspect_home
@@ -157,10 +158,11 @@ def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options:
     os.replace(target, archive.path)
 
 
-def _run_request(archive: Archive, request: dict[str, object]) -> int:
+def _run_request(archive: Archive, request: dict[str, Any]) -> int:
+    """Makes the archive ``request`` (JSON written by :func:`_write_request`) describes."""
     java = inspect_home(Path(str(request["java_home"])))
-    classpath = [str(p) for p in request["classpath"]]  # type: ignore[attr-defined]
-    options = [str(o) for o in request["options"]]  # type: ignore[attr-defined]
+    classpath = [str(p) for p in request["classpath"]]
+    options = [str(o) for o in request["options"]]
     try:
         dump(archive, java, classpath, options)
     except BaseException:

@@ -8,6 +8,7 @@ messages and cut past its budget; a cell's settled future is resolved after all 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,8 @@ class Cell:
 
 
 class CellOutput:
+    """The cells that wait for their snippets, and where output goes; used on the event loop's thread only."""
+
     def __init__(self, send: StreamSender) -> None:
         self._send = send
         self._running: dict[int, Cell] = {}
@@ -63,11 +66,8 @@ class CellOutput:
         self._send_output(pending)
 
     def _send_output(self, events: list[OutputEvent]) -> None:
-        start = 0
-        for end in range(1, len(events) + 1):
-            if end == len(events) or events[end].snippet_number != events[start].snippet_number:
-                self._send_cell_output(events[start].snippet_number, events[start:end])
-                start = end
+        for number, of_one_snippet in itertools.groupby(events, key=lambda event: event.snippet_number):
+            self._send_cell_output(number, list(of_one_snippet))
 
     def _send_cell_output(self, number: int, events: list[OutputEvent]) -> None:
         chunks = coalesce((e.stream, e.text) for e in events)

@@ -117,7 +117,7 @@ def to_outcome(outcome: Any) -> Outcome:
     result = outcome.getResult()
     if outcome.getEname() is not None:
         return Error(
-            phase=str(result.getPhase().name()),  # type: ignore[arg-type]
+            phase="COMPILATION" if str(result.getPhase().name()) == "COMPILATION" else "EVALUATION",
             message=str(result.getMessage()),
             ename=str(outcome.getEname()),
             evalue=str(outcome.getEvalue()),

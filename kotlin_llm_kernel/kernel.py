@@ -203,7 +203,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         number = self.execution_count
         try:
             session = await asyncio.wrap_future(self._session)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:  # noqa: BLE001 - whatever stopped the start is the cell's error
             message = f"The Kotlin session could not be started: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
         try:
@@ -282,7 +282,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             try:
                 found = await asyncio.wrap_future(self._worker.submit(session.complete, code, cursor))
                 matches, start, end, source = found.matches, found.start, found.end, "engine"
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:  # noqa: BLE001 - a failed completion completes nothing
                 self.log.warning("completion failed: %s", error)
         metadata = {"kotlin_llm": {"source": source}}
         return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end, "metadata": metadata}
@@ -295,7 +295,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if session is not None:
             try:
                 text = await asyncio.wrap_future(self._worker.submit(session.inspect, code, cursor_pos))
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:  # noqa: BLE001 - a failed inspection finds nothing
                 self.log.warning("inspection failed: %s", error)
         if not text:
             return {"status": "ok", "found": False, "data": {}, "metadata": {}}
