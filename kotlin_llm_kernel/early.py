@@ -66,6 +66,13 @@ def begin(request: EngineRequest) -> None:
     threading.Thread(target=_start, args=(_early,), name="kotlin-llm-early-start", daemon=True).start()
 
 
+def start_now(request: EngineRequest) -> EarlyStart:
+    """Starts the JVM and the session for ``request`` on this thread (when there was no early start)."""
+    started = EarlyStart(request, Future(), Future())
+    _start(started)
+    return started
+
+
 def take() -> EarlyStart | None:
     """The early start, if there was one (once)."""
     global _early

@@ -25,7 +25,6 @@ from .cell_output import Cell, CellOutput
 from .completeness import check
 from .engine import EngineSession, Execution, kotlin_version
 from .events import Event, EventReader, SettledEvent
-from .jvm import start_jvm
 from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
@@ -90,28 +89,19 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         Either way the session is created on a thread that is not the worker; its construction starts the
         compiler's warm-up on the engine's own session thread, so nothing here waits for the compiler.
         """
-        started = early.take()
-        request = started.request if started is not None else self._engine_request()
+        started = early.take() or early.start_now(self._engine_request())
+        properties = sorted(started.request.session.properties)  # their names only: values may be secrets
+        self.log.info("the session's properties: %s", properties)
         try:
-            jvm = started.jvm.result() if started is not None else start_jvm(request.jvm)
+            jvm = started.jvm.result()
         except Exception as error:  # noqa: BLE001 - reported to every cell
             self.log.error("the JVM could not be started: %s", error)
-            failed: Future[EngineSession] = Future()
-            failed.set_exception(error)
-            return failed
+            return started.session
         self.language_info = {**self.language_info, "version": kotlin_version()}
         self.log.info("kotlin-llm kernel on %s, options %s", jvm.java.describe(), redacted(jvm.options))
-        if started is not None:
-            self.log.info("using the session started early")
-            return started.session
-        self.log.info("creating the session with properties %s", sorted(request.session.properties))  # names only
-        created: Future[EngineSession] = Future()
-        try:
-            created.set_result(EngineSession(request.session))
-        except Exception as error:  # noqa: BLE001 - reported to every cell
-            self.log.error("the Kotlin session could not be created: %s", error)
-            created.set_exception(error)
-        return created
+        if started.session.done() and (failure := started.session.exception()) is not None:
+            self.log.error("the Kotlin session could not be created: %s", failure)
+        return started.session
 
     def _read_events(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
         """Starts the one reader of the session's events, which hands them to this loop."""
