@@ -1,10 +1,10 @@
 """The floor: the engine alone, without Jupyter, running the same cells in a fresh Python process.
 
 The child (``python bench/floor.py …``) starts the JVM with kotlin_llm_kernel's own ``start_jvm`` and the settings
-the kernel uses, creates a session as the kernel does (``ScriptSession.create(properties, configuration)``, the
-configuration built by kotlin_llm_kernel's own factory), then runs each cell as
-``session.executeAsync(code).get(timeout)``. It measures itself (one process: Python + the embedded JVM) and
-prints its record as one JSON line. The parent side (:func:`run_floor_start`) spawns it and bounds every wait.
+the kernel uses, creates a session as the kernel does (kotlin_llm_kernel's ``EngineSession``, over the engine's
+host API), then runs each cell as ``submit(code)`` and waits for its settled event. It measures itself (one
+process: Python + the embedded JVM) and prints its record as one JSON line. The parent side
+(:func:`run_floor_start`) spawns it and bounds every wait.
 """
 
 from __future__ import annotations
@@ -35,35 +35,31 @@ def _emit(kind: str, payload: Any) -> None:
 
 
 class EngineExecutor:
-    """Runs a cell on the engine session: timed from ``executeAsync`` to ``get`` returning its result."""
+    """Runs a cell on the engine session: timed from submitting it to its settled event."""
 
     def __init__(self, session: Any) -> None:
-        import jpype
+        from kotlin_llm_kernel.events import SnippetWaiter
 
-        self._jpype = jpype
         self._session = session
-        self._value = jpype.JClass("org.kotlinllm.script.ScriptResult$Value")
-        self._timeout_error = jpype.JClass("java.util.concurrent.TimeoutException")
-        self._milliseconds = jpype.JClass("java.util.concurrent.TimeUnit").MILLISECONDS
+        self._events = SnippetWaiter(session)
         self.done = 0
 
     def execute(self, code: str, timeout: float) -> CellOutcome:
-        jpype = self._jpype
+        from kotlin_llm_kernel.results import Value
+
         sent = time.monotonic()
-        execution = self._session.executeAsync(jpype.JString(code))
+        execution = self._session.submit(code)
         try:
-            result = execution.get(jpype.JLong(round(timeout * 1000)), self._milliseconds)
-        except self._timeout_error:
-            execution.cancel(True)
+            outcome = self._events.wait(execution.snippet_number, timeout=timeout).outcome
+        except TimeoutError:
+            execution.cancel()
             raise CellTimeout(f"no result in {timeout:.0f} s") from None
         finished = time.monotonic()
         self.done += 1
         _emit("progress", self.done)
-        if isinstance(result, self._value):
-            value = result.getValue()
-            unit = value is None or str(value.getClass().getName()) == "kotlin.Unit"
-            return CellOutcome(finished - sent, finished, "ok", None if unit else str(value), None)
-        return CellOutcome(finished - sent, finished, "error", None, str(result.getMessage()).split("\n"))
+        if isinstance(outcome, Value):
+            return CellOutcome(finished - sent, finished, "ok", None if outcome.is_unit else outcome.text, None)
+        return CellOutcome(finished - sent, finished, "error", None, outcome.traceback)
 
 
 def jvm_memory() -> dict[str, float]:
@@ -100,19 +96,19 @@ def _child(arguments: list[str]) -> None:
     record = StartRecord(kind="floor", index=args.index)
     try:
         record.info["python_ready_s"] = f"{time.monotonic() - started:.3f}"
-        from kotlin_llm_kernel.jvm import JvmSettings, start_jvm
+        from kotlin_llm_kernel.jvm import start_jvm
+        from kotlin_llm_kernel.request import JvmRequest
 
         # The kernel's settings: no extra classpath/options, its default tuning flags, JVM left running at exit.
-        jvm = start_jvm(JvmSettings(destroy_at_exit=False))
+        jvm = start_jvm(JvmRequest(destroy_at_exit=False))
         record.info["jvm_started_s"] = f"{time.monotonic() - started:.3f}"
         record.info["jvm_options"] = " ".join(o for o in jvm.options if not o.startswith("-Dkotlinllm."))
 
         import jpype
-        from kotlin_llm_kernel.convert import properties_to_java
-        from kotlin_llm_kernel.engine import SessionSettings, _configuration
+        from kotlin_llm_kernel.engine import EngineSession
+        from kotlin_llm_kernel.request import SessionRequest
 
-        configuration = _configuration(SessionSettings(capture_output=True))  # as the kernel configures it
-        session = jpype.JClass("org.kotlinllm.script.ScriptSession").create(properties_to_java({}), configuration)
+        session = EngineSession(SessionRequest())  # as the kernel creates it
         created = time.monotonic() - started
         record.info["session_created_s"] = f"{created:.3f}"
         usage = tree_usage(os.getpid())

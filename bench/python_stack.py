@@ -33,14 +33,16 @@ def child(stack: str, spawned: float) -> None:
     """Runs in the measured process; ``spawned`` is the parent's ``time.time()`` just before spawning it."""
     sys.path.insert(0, str(Path(__file__).parent))
     from kotlin_llm_kernel.engine import EngineSession
+    from kotlin_llm_kernel.events import SnippetWaiter
     from kotlin_llm_kernel.jvm import start_jvm
+    from kotlin_llm_kernel.request import SessionRequest
     from workload import Workload
 
     sessions: list[EngineSession] = []
 
     def start_engine() -> None:
         start_jvm()
-        sessions.append(EngineSession())
+        sessions.append(EngineSession(SessionRequest()))
 
     engine = threading.Thread(target=start_engine, name="engine-start")
     engine.start()
@@ -61,8 +63,9 @@ def child(stack: str, spawned: float) -> None:
     import psutil
 
     session = sessions[0]
+    events = SnippetWaiter(session)
     for cell in Workload().cells()[:CELLS]:
-        session.submit(cell.code, cell.number).outcome()
+        events.wait(session.submit(cell.code, cell.number).snippet_number)
         if cell.number == 1:
             print("first-result", time.time() - spawned, flush=True)
     print("rss", psutil.Process().memory_info().rss, flush=True)

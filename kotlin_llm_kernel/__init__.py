@@ -1,8 +1,10 @@
-"""kotlin-llm: a Jupyter kernel for Kotlin whose errors are written for LLM agents, and a Python API for the same.
+"""kotlin-llm: a Jupyter kernel for Kotlin whose errors are written for LLM agents, and a Python API for the same::
 
     from kotlin_llm_kernel import ScriptSession
     with ScriptSession(greeting="Hello") as session:
         result = session.execute('"$greeting, Kotlin"')
+
+The API is :mod:`kotlin_llm_kernel.api`; the Jupyter kernel is ``python -m kotlin_llm_kernel``.
 """
 
 from __future__ import annotations

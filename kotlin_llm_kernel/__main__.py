@@ -14,12 +14,15 @@ def main(argv: list[str] | None = None) -> None:
         install(args[1:])
         return
     from . import early
+    from .kernel_config import load
 
-    early.begin(args)  # the JVM and the compiler start while ipykernel is imported and set up
+    loaded = load(args)
+    if early.enabled():
+        early.begin(loaded.request)  # the JVM and the compiler start while ipykernel is imported and set up
     from .app import launch
     from .jvm import exit_now
 
-    launch(args)
+    launch(loaded)
     exit_now(0)
 
 

@@ -17,16 +17,20 @@ The JVM starts on first use, once per process; call :func:`start_jvm` first to c
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from .engine import EngineSession, SessionSettings, with_output
-from .jvm import DEFAULT_JVM_OPTIONS, JvmSettings, StartedJvm
+from .engine import EngineSession
+from .events import OutputEvent, SnippetWaiter
+from .jvm import StartedJvm
 from .jvm import start_jvm as _start_jvm
-from .results import Error, Outcome, Value
+from .jvm_options import DEFAULT_JVM_OPTIONS
+from .request import JvmRequest, SessionRequest
+from .results import Error, Value
 
 __all__ = ["Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
 
@@ -38,17 +42,15 @@ def start_jvm(
     java_home: str | None = None,
 ) -> StartedJvm:
     """Starts the JVM with extra ``classpath`` entries and options (no effect once it runs)."""
-    return _start_jvm(JvmSettings(tuple(classpath), tuple(jvm_options), tuple(default_jvm_options), java_home))
+    return _start_jvm(JvmRequest(tuple(classpath), tuple(jvm_options), tuple(default_jvm_options), java_home))
 
 
 @dataclass(frozen=True)
-class SessionOptions:
-    """Settings of one session: Maven resolution, and whether printed output is echoed to ``sys.stdout``/``stderr``
-    while a snippet runs (it is always collected in the result's ``stdout``/``stderr``)."""
+class SessionOptions(SessionRequest):
+    """A session's request (Maven resolution; properties are best given to :class:`ScriptSession`), and whether
+    printed output is echoed to ``sys.stdout``/``sys.stderr`` while a snippet runs (it is always collected in
+    the result's ``stdout``/``stderr``)."""
 
-    local_repository: str | None = None
-    repositories: tuple[str, ...] = field(default_factory=tuple)
-    resolution_timeout: float | None = None
     echo: bool = True
 
 
@@ -59,45 +61,44 @@ class ScriptSession:
         self, properties: Mapping[str, Any] | None = None, /, *, options: SessionOptions | None = None, **named: Any
     ) -> None:
         start_jvm()
-        self._options = options or SessionOptions()
-        settings = SessionSettings(
-            local_repository=self._options.local_repository,
-            repositories=tuple(self._options.repositories),
-            resolution_timeout=self._options.resolution_timeout,
-            capture_output=True,
-        )
-        self._engine = EngineSession({**(properties or {}), **named}, settings)
+        options = options or SessionOptions()
+        self._options = dataclasses.replace(options, properties={**options.properties, **(properties or {}), **named})
+        self._engine = EngineSession(self._options)
+        self._events = SnippetWaiter(self._engine)
 
     @property
     def last_snippet_number(self) -> int:
         return self._engine.last_snippet_number
 
     def execute(self, code: str) -> Value | Error:
-        """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`.
+        """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed.
 
         Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, then is re-raised.
         """
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        execution = self._engine.submit(code)
 
-        def on_output(stream: str, text: str) -> None:
-            collected.setdefault(stream, []).append(text)
-            if self._options.echo:
-                target = sys.stderr if stream == "stderr" else sys.stdout
-                target.write(text)
+        def on_output(event: OutputEvent) -> None:
+            if event.snippet_number == execution.snippet_number:
+                collected.setdefault(event.stream, []).append(event.text)
+            if self._options.echo:  # also what earlier snippets' coroutines printed since
+                target = sys.stderr if event.stream == "stderr" else sys.stdout
+                target.write(event.text)
                 target.flush()
 
-        execution = self._engine.submit(code)
         try:
-            outcome: Outcome = self._engine.run(execution, on_output)
+            settled = self._events.wait(execution.snippet_number, on_output)
         except KeyboardInterrupt:
             execution.cancel()
-            self._engine.run(execution, on_output)
+            self._events.wait(execution.snippet_number, on_output)
             raise
-        return with_output(outcome, "".join(collected["stdout"]), "".join(collected["stderr"]))
+        stdout, stderr = "".join(collected["stdout"]), "".join(collected["stderr"])
+        return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr)
 
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""
         self._engine.close()
+        self._events.join(timeout=60)  # it ends as the session closes: none of its Java calls outlives the session
 
     def __enter__(self) -> ScriptSession:
         return self

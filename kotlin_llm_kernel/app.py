@@ -1,4 +1,4 @@
-"""The kernel application: ipykernel's, knowing the KotlinKernel settings and reading their config file."""
+"""The kernel application: ipykernel's, with the KotlinKernel settings loaded before it (:mod:`.kernel_config`)."""
 
 from __future__ import annotations
 
@@ -7,37 +7,46 @@ from typing import Any
 
 from ipykernel.kernelapp import IPKernelApp
 from jupyter_client.session import Session
-from jupyter_core.paths import jupyter_config_path
 from traitlets import DottedObjectName
-from traitlets.config import Application
 
 from .kernel import KotlinKernel
-from .options import CONFIG_FILE
+from .kernel_config import KernelConfig
+from .request import EngineRequest
 
 
 class KotlinKernelApp(IPKernelApp):
     name = "kotlin-llm-kernel"
-    # Listing KotlinKernel makes `--KotlinKernel.x=…` arguments parse by their trait types (lists, dicts, numbers).
-    classes = [KotlinKernel, Session]  # type: ignore[assignment]
+    # Listed so that `--help-all` documents the KotlinKernel settings.
+    classes = [KotlinKernel, Session]  # type: ignore[assignment]  # noqa: RUF012 - as the base class declares it
     outstream_class = DottedObjectName(
         "kotlin_llm_kernel.streams.OutStream",
         help="The importstring for the OutStream factory (ipykernel's, with a flush that is free when idle)",
         allow_none=True,
     ).tag(config=True)
 
+    #: The configuration loaded at the start of the process; its request is the kernel's.
+    loaded: KernelConfig | None = None
+
+    @property
+    def engine_request(self) -> EngineRequest | None:
+        return None if self.loaded is None else self.loaded.request
+
     def start(self) -> None:
         """Freezes what start-up created before serving: JPype runs a full Python collection after every JVM
-        collection (it links the two collectors), a few times per cell, and each of those traversed every object of
-        ipykernel, IPython and the rest (~9 ms of CPU per cell, measured); frozen, they are no longer traversed."""
+        collection (it links the two collectors), a few times per cell, and each of those would traverse every
+        object of ipykernel, IPython and the rest; frozen, they are no longer traversed."""
         gc.freeze()
         super().start()
 
     def load_config_file(self, *args: Any, **kwargs: Any) -> None:
-        """Also reads ``kotlin_llm_kernel_config.py``/``.json`` from the Jupyter config path (``jupyter --paths``)."""
+        """ipykernel's config files, then the KotlinKernel settings loaded before (they win, as before)."""
         super().load_config_file(*args, **kwargs)
-        for path in reversed(jupyter_config_path()):  # later (more specific) directories win
-            Application.load_config_file(self, CONFIG_FILE, path=path)
+        if self.loaded is not None:
+            self.update_config(self.loaded.config)
 
 
-def launch(argv: list[str]) -> None:
-    KotlinKernelApp.launch_instance(argv=argv, kernel_class=KotlinKernel)
+def launch(loaded: KernelConfig) -> None:
+    app = KotlinKernelApp.instance(kernel_class=KotlinKernel)
+    app.loaded = loaded
+    app.initialize(loaded.other_arguments)
+    app.start()

@@ -42,7 +42,7 @@ class Completeness:
     indent: str = ""
 
     def reply(self) -> dict[str, str]:
-        content = {"status": self.status}
+        content: dict[str, str] = {"status": self.status}
         if self.status == "incomplete":
             content["indent"] = self.indent
         return content

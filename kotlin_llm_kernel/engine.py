@@ -1,4 +1,7 @@
-"""A thin Python face of the JVM engine's ``org.kotlinllm.script.ScriptSession`` (its Java-friendly surface).
+"""The Python face of the engine's host API (``org.kotlinllm.script.host``): the only module touching its objects.
+
+Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`.results`), completions; and
+every offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
 
 The JVM must be running (:func:`kotlin_llm_kernel.jvm.start_jvm`) before anything here is used. Snippets run on
 the engine's own session thread; nothing here runs Kotlin on the calling thread, so callers stay interruptible.
@@ -6,174 +9,196 @@ the engine's own session thread; nothing here runs Kotlin on the calling thread,
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jpype
 
-from .convert import java_str, properties_to_java, to_python
-from .results import Error, Outcome, Value
+from .events import Event, OutputEvent, SettledEvent
+from .request import SessionRequest
+from .results import Error, Outcome, ResolvedDependency, Value
 
-PACKAGE = "org.kotlinllm.script"
-
-OutputSink = Callable[[str, str], None]
-
-
-@dataclass(frozen=True)
-class SessionSettings:
-    """The engine's ``SessionConfiguration``: None keeps the engine's default."""
-
-    local_repository: str | None = None
-    repositories: tuple[str, ...] = ()
-    resolution_timeout: float | None = None  # seconds
-    capture_output: bool = True
+HOST = "org.kotlinllm.script.host"
 
 
 @dataclass(frozen=True)
 class Completion:
+    """Completions replacing ``code[start:end]`` (code point offsets)."""
+
     matches: list[str]
     start: int
     end: int
 
 
-def _configuration(settings: SessionSettings) -> Any:
-    config_class = jpype.JClass(f"{PACKAGE}.SessionConfiguration")
-    path = jpype.JClass("java.nio.file.Path")
-    local = path.of(settings.local_repository, jpype.JArray(jpype.JString)(0)) if settings.local_repository else None
-    repositories = jpype.JClass("java.util.ArrayList")()
-    for url in settings.repositories:
-        repositories.add(jpype.JString(url))
-    timeout_ms = round(settings.resolution_timeout * 1000) if settings.resolution_timeout is not None else -1
-    return config_class.forHost(local, repositories, timeout_ms, settings.capture_output)
+def to_java(value: Any) -> Any:
+    """The Java object for a JSON-like Python value.
+
+    Provided properties are typed by their value's class on the JVM side, so the Java class chosen here is the type
+    a snippet sees: ``str`` → ``String``, ``bool`` → ``Boolean``, ``int`` → ``Long``, ``float`` → ``Double``,
+    ``list`` → ``List``, ``dict`` → ``Map`` (string keys), ``None`` → ``null``. Any Java object passes through.
+    """
+    if value is None:
+        return None
+    if isinstance(value, jpype.JObject):
+        return value
+    if isinstance(value, bool):
+        return jpype.JClass("java.lang.Boolean").valueOf(value)
+    if isinstance(value, int):
+        return jpype.JClass("java.lang.Long").valueOf(value)
+    if isinstance(value, float):
+        return jpype.JClass("java.lang.Double").valueOf(value)
+    if isinstance(value, str):
+        return jpype.JString(value)
+    if isinstance(value, Mapping):
+        result = jpype.JClass("java.util.LinkedHashMap")()
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"map keys must be strings, not {type(key).__name__} ({key!r})")
+            result.put(jpype.JString(key), to_java(item))
+        return result
+    if isinstance(value, Sequence):
+        result = jpype.JClass("java.util.ArrayList")()
+        for item in value:
+            result.add(to_java(item))
+        return result
+    raise TypeError(f"cannot provide a {type(value).__name__} to Kotlin; use str, int, float, bool, list, dict or None")
 
 
-def to_outcome(result: Any) -> Outcome:
-    """The Python form of a ``ScriptResult``."""
-    value_class = jpype.JClass(f"{PACKAGE}.ScriptResult$Value")
-    if isinstance(result, value_class):
-        raw = result.getValue()
-        unit = raw is not None and str(raw.getClass().getName()) == "kotlin.Unit"
-        return Value(
-            value=None if unit else to_python(raw),
-            text=java_str(raw),
-            is_unit=unit,
-            warnings=tuple(str(w) for w in result.getWarnings()),
-            resolved_versions={str(k): str(v) for k, v in result.getResolvedVersions().items()},
+def properties_to_java(properties: Mapping[str, Any]) -> Any:
+    """A ``java.util.Map<String, Object>`` keeping the order of ``properties``."""
+    result = jpype.JClass("java.util.LinkedHashMap")()
+    for name, value in properties.items():
+        result.put(jpype.JString(name), to_java(value))
+    return result
+
+
+_BOXED = {
+    "java.lang.String": str,
+    "java.lang.Character": str,
+    "java.lang.Boolean": bool,
+    "java.lang.Integer": int,
+    "java.lang.Long": int,
+    "java.lang.Short": int,
+    "java.lang.Byte": int,
+    "java.lang.Double": float,
+    "java.lang.Float": float,
+}
+
+
+def to_python(value: Any) -> Any:
+    """Java strings and boxed primitives as Python values; ``null`` as None; other objects unchanged."""
+    if value is None or not isinstance(value, jpype.JObject):
+        return value
+    convert = _BOXED.get(str(value.getClass().getName()))
+    return convert(value) if convert is not None else value
+
+
+def utf16_offset(text: str, index: int) -> int:
+    """A Python (code point) index as a Java (UTF-16) index."""
+    return len(text[:index].encode("utf-16-le")) // 2
+
+
+def code_point_offset(text: str, utf16_index: int) -> int:
+    """A Java (UTF-16) index as a Python (code point) index."""
+    return len(text.encode("utf-16-le")[: utf16_index * 2].decode("utf-16-le", errors="ignore"))
+
+
+def kotlin_version() -> str:
+    return str(jpype.JClass("kotlin.KotlinVersion").CURRENT)
+
+
+def _optional_string(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def to_outcome(outcome: Any) -> Outcome:
+    """The Python form of a ``HostOutcome``."""
+    result = outcome.getResult()
+    if outcome.getEname() is not None:
+        return Error(
+            phase="COMPILATION" if str(result.getPhase().name()) == "COMPILATION" else "EVALUATION",
+            message=str(result.getMessage()),
+            ename=str(outcome.getEname()),
+            evalue=str(outcome.getEvalue()),
         )
-    return Error(phase=str(result.getPhase().name()), message=str(result.getMessage()))  # type: ignore[arg-type]
-
-
-def _internal_failure(error: BaseException) -> Error:
-    cause = error
-    if isinstance(error, jpype.JException) and error.getCause() is not None:
-        cause = error.getCause()
-    headline = java_str(cause) if isinstance(cause, jpype.JObject) else f"{type(cause).__name__}: {cause}"
-    return Error(
-        phase="EVALUATION",
-        message=f"{headline}\n  (an internal failure of the kotlin-llm engine, not of the snippet; "
-        "if the next snippet fails too, restart the kernel)",
+    unit = bool(outcome.isUnit())
+    return Value(
+        value=None if unit else to_python(result.getValue()),
+        text="kotlin.Unit" if unit else str(outcome.getValueText()),
+        is_unit=unit,
+        warnings=tuple(str(w) for w in result.getWarnings()),
+        resolved_versions={str(k): str(v) for k, v in result.getResolvedVersions().items()},
+        resolved=tuple(
+            ResolvedDependency(str(d.getCoordinates()), str(d.getVersion()), bool(d.getPreRelease()))
+            for d in outcome.getResolvedDependencies()
+        ),
     )
 
 
-class Execution:
-    """A submitted snippet (``ScriptExecution``)."""
+def to_event(event: Any) -> Event:
+    number = int(event.getSnippetNumber())
+    if isinstance(event, jpype.JClass(f"{HOST}.OutputEvent")):
+        return OutputEvent(number, str(event.getStream()), str(event.getText()))
+    outcome = event.getOutcome()
+    return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
-    def __init__(self, execution: Any, snippet_number: int | None) -> None:
+
+class Execution:
+    """A submitted snippet (``HostExecution``); it settles with a :class:`.events.SettledEvent`."""
+
+    def __init__(self, execution: Any) -> None:
         self._execution = execution
-        self._settled = execution.getSettled()
-        self.snippet_number = snippet_number
+        self.snippet_number = int(execution.getSnippetNumber())
 
     def cancel(self) -> None:
         """The spec's cancellation: cancels the coroutines of ``await`` and interrupts the session thread."""
-        self._execution.cancel(True)
+        self._execution.cancel()
 
     @property
     def cancelled(self) -> bool:
         return bool(self._execution.isCancelled())
 
-    def is_settled(self) -> bool:
-        return bool(self._settled.isDone())
-
-    def wait(self, timeout_ms: int) -> bool:
-        """Waits up to ``timeout_ms`` for the snippet to finish (cancelled or not); True when it has."""
-        try:
-            self._settled.get(jpype.JLong(timeout_ms), jpype.JClass("java.util.concurrent.TimeUnit").MILLISECONDS)
-        except jpype.JClass("java.util.concurrent.TimeoutException"):
-            return False
-        except jpype.JException:  # settled exceptionally: outcome() reports it
-            return True
-        return True
-
-    def outcome(self) -> Outcome:
-        """Blocks until the snippet has finished, cancelled or not, and returns its result."""
-        try:
-            result = self._settled.get()
-        except jpype.JException as error:
-            return _internal_failure(error)
-        if result is None:
-            return Error(
-                phase="EVALUATION",
-                message="java.lang.InterruptedException: the snippet was cancelled before it started",
-            )
-        return to_outcome(result)
-
 
 class EngineSession:
-    """One engine session: its snippets share declarations; its output is captured for :meth:`drain`."""
+    """One engine session (``HostSession``): its snippets share declarations; its output comes as events."""
 
-    def __init__(self, properties: Mapping[str, Any] | None = None, settings: SessionSettings | None = None) -> None:
-        session_class = jpype.JClass(f"{PACKAGE}.ScriptSession")
-        configuration = _configuration(settings or SessionSettings())
-        self._session = session_class.create(properties_to_java(properties or {}), configuration)
-        self._output = self._session.getOutput()
+    def __init__(self, request: SessionRequest) -> None:
+        settings = jpype.JClass(f"{HOST}.HostSettings")(
+            request.local_repository,
+            _java_list(request.repositories) if request.repositories else None,
+            _java_millis(request.resolution_timeout),
+            None,  # the Maven settings file: the engine's default
+        )
+        self._session = jpype.JClass(f"{HOST}.HostSession").create(properties_to_java(request.properties), settings)
         self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     @property
     def last_snippet_number(self) -> int:
         return int(self._session.getLastSnippetNumber())
 
     def submit(self, code: str, snippet_number: int | None = None) -> Execution:
-        """Queues ``code`` on the session thread, as ``snippet<N>.kts`` when a number is given."""
+        """Queues ``code`` on the session thread, as ``snippet<N>.kts`` when a number is given, else the next."""
         if snippet_number is None:
-            return Execution(self._session.executeAsync(jpype.JString(code)), None)
-        return Execution(self._session.executeAsync(jpype.JString(code), jpype.JInt(snippet_number)), snippet_number)
+            return Execution(self._session.submit(jpype.JString(code)))
+        return Execution(self._session.submit(jpype.JString(code), jpype.JInt(snippet_number)))
 
-    def drain(self, timeout_ms: int = 0) -> list[tuple[str, str]]:
-        """Output printed since the last drain, as (stream, text) in order; waits up to ``timeout_ms`` for some."""
-        return [(str(chunk.stream), str(chunk.text)) for chunk in self._output.drain(jpype.JLong(timeout_ms))]
+    def next_events(self, timeout_millis: int) -> list[Event]:
+        """Waits up to ``timeout_millis`` for events and returns all there are, in order (none once closed)."""
+        return [to_event(event) for event in self._session.nextEvents(jpype.JLong(timeout_millis))]
 
-    def wait_for_output(self, timeout_ms: int) -> bool:
-        """Waits up to ``timeout_ms`` for output to be there, without taking it; True when there is some."""
-        return bool(self._output.waitForOutput(jpype.JLong(timeout_ms)))
-
-    def run(self, execution: Execution, on_output: OutputSink, tick_ms: int = 20) -> Outcome:
-        """Forwards output while ``execution`` runs (at least every ``tick_ms``), then all of it, then the result.
-
-        Waiting on the execution itself (not on the output queue) returns as soon as the snippet has finished, so
-        a quiet snippet's result is not held back by a tick.
-        """
-        while not execution.wait(tick_ms):
-            for stream, text in self.drain(0):
-                on_output(stream, text)
-        outcome = execution.outcome()
-        while chunks := self.drain(0):
-            for stream, text in chunks:
-                on_output(stream, text)
-        return outcome
-
-    def complete(self, code: str, cursor: int) -> Completion | None:
-        """Completions at ``cursor`` (a UTF-16 offset)."""
-        result = self._session.complete(jpype.JString(code), jpype.JInt(cursor))
-        if result is None:
-            return None
-        return Completion([str(m) for m in result.getMatches()], int(result.getStart()), int(result.getEnd()))
+    def complete(self, code: str, cursor: int) -> Completion:
+        found = self._session.complete(jpype.JString(code), jpype.JInt(utf16_offset(code, cursor)))
+        start, end = code_point_offset(code, int(found.getStart())), code_point_offset(code, int(found.getEnd()))
+        return Completion([str(m) for m in found.getMatches()], start, end)
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration (and current value) of the name at ``cursor``, or None."""
-        found = self._session.inspect(jpype.JString(code), jpype.JInt(cursor))
-        return None if found is None else str(found)
+        return _optional_string(self._session.inspect(jpype.JString(code), jpype.JInt(utf16_offset(code, cursor))))
 
     def close(self) -> None:
         if not self._closed:
@@ -181,5 +206,12 @@ class EngineSession:
             self._session.close()
 
 
-def with_output(outcome: Outcome, stdout: str, stderr: str) -> Outcome:
-    return dataclasses.replace(outcome, stdout=stdout, stderr=stderr)
+def _java_millis(seconds: float | None) -> Any:
+    return None if seconds is None else jpype.JClass("java.lang.Long").valueOf(round(seconds * 1000))
+
+
+def _java_list(items: tuple[str, ...]) -> Any:
+    result = jpype.JClass("java.util.ArrayList")()
+    for item in items:
+        result.add(jpype.JString(item))
+    return result

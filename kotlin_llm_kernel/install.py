@@ -1,4 +1,4 @@
-"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [--KotlinKernel.x=…]``
+"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [settings]``
 
 Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos.
 Settings given as ``--KotlinKernel.x=…`` are added to the kernel's argv.
@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Installed the {args.name} kernelspec in {destination}")
     if args.class_data_sharing:
         from .cds import build
-        from .early import read_request
+        from .kernel_config import load
 
-        print(f"Class-data sharing archive: {build(read_request(settings).jvm).path}")
+        print(f"Class-data sharing archive: {build(load(settings).request.jvm).path}")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,16 @@
-"""The ``kotlin-llm`` Jupyter kernel: protocol glue over the JVM engine (see shared/design.md, "What a Jupyter
-client sees").
+"""The ``kotlin-llm`` Jupyter kernel: protocol glue over the JVM engine.
 
-Threads: ipykernel's main thread runs the handlers as coroutines and sends every message of a cell; the engine's
-own session thread runs the snippets; one daemon worker thread here makes the blocking JPype calls (waiting for a
-snippet while pumping its output), so the event loop, the control channel and interrupts stay responsive.
+Threads: ipykernel's main thread runs the handlers as coroutines on its event loop and sends every message; the
+engine's own session thread runs the snippets; one reader thread blocks on the session's events and hands them
+to the event loop (:mod:`.cell_output` sends the output under its cell and settles the cell); one worker thread
+makes the other blocking engine calls (completion, inspection), so the loop, the control channel and interrupts
+stay responsive.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import signal
 import sys
 import threading
@@ -18,54 +18,35 @@ from concurrent.futures import Future
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
-from traitlets import Bool, Int, Unicode, observe
+from traitlets import observe
 
 from . import __version__, early
+from .cell_output import Cell, CellOutput
 from .completeness import check
-from .engine import EngineSession, Execution
-from .jvm import redacted, start_jvm
-from .names import DeclaredNames, after_dot, complete_locally, name_at, prefix_at
-from .output import OutputBudget, coalesce
-from .options import EngineOptions
-from .results import Error, Outcome, Value
+from .engine import EngineSession, Execution, kotlin_version
+from .events import Event, EventReader, SettledEvent
+from .jvm_options import redacted
+from .kernel_settings import KotlinKernel as KotlinKernelSettings
+from .output import OutputBudget
+from .request import EngineRequest
+from .results import Error
 from .worker import DaemonWorker
 
 STARTUP_ERROR = "KernelStartupError"
-_PRE_RELEASE = re.compile(r"(?i)(alpha|beta|rc|cr|m\d|eap|dev|snapshot|preview|pre)")
+#: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
+LANGUAGE_INFO = {
+    "name": "kotlin",
+    "version": "2",
+    "mimetype": "text/x-kotlin",
+    "file_extension": ".kts",
+    "pygments_lexer": "kotlin",
+    "codemirror_mode": "text/x-kotlin",
+}
 
 
-def _utf16_offset(text: str, index: int) -> int:
-    """A Python (code point) index as a Java (UTF-16) index."""
-    return len(text[:index].encode("utf-16-le")) // 2
-
-
-def _code_point_offset(text: str, utf16_index: int) -> int:
-    return len(text.encode("utf-16-le")[: utf16_index * 2].decode("utf-16-le", errors="ignore"))
-
-
-def resolved_version_line(coordinates: str, version: str) -> str:
-    kind = "pre-release" if _PRE_RELEASE.search(version) else "stable"
-    return f"Resolved '{coordinates}' to its latest {kind} version '{version}'"
-
-
-class KotlinKernel(Kernel, EngineOptions):
+class KotlinKernel(Kernel, KotlinKernelSettings):
     implementation = "kotlin-llm"
     implementation_version = __version__
-    language_info = {
-        "name": "kotlin",
-        "version": "2",
-        "mimetype": "text/x-kotlin",
-        "file_extension": ".kts",
-        "pygments_lexer": "kotlin",
-        "codemirror_mode": "text/x-kotlin",
-    }
-
-    # --- settings (c.KotlinKernel.x in a Jupyter config file, or --KotlinKernel.x=… in kernel.json argv) ---
-    show_warnings = Bool(True, help="Show compiler warnings of successful cells on stderr.").tag(config=True)
-    max_output_chars = Int(
-        20_000_000, help="Characters of output shown per cell; the rest is cut with a notice (0: no limit)."
-    ).tag(config=True)
-    log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
 
     @property
     def banner(self) -> str:  # type: ignore[override]
@@ -86,23 +67,21 @@ class KotlinKernel(Kernel, EngineOptions):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.language_info = dict(LANGUAGE_INFO)
         self._set_log_level(self.log_level)
         self._worker = DaemonWorker("kotlin-llm-worker")
         self._running: Execution | None = None
-        self._last_parent: dict[str, Any] | None = None
         self._reply_metadata: dict[str, Any] = {}
-        self._declared = DeclaredNames()
-        self._declared.add_names(list(self.properties))
-        self._idle_pump: threading.Thread | None = None
-        #: Held while output is taken from the session: by the idle pump between cells, by a cell as it starts.
-        self._output_lock = threading.Lock()
-        #: Set while no cell runs (the idle pump waits on it while one does).
-        self._idle = threading.Event()
-        self._idle.set()
-        self._stopping = False
+        self._cells = CellOutput(self._send_stream)
+        self._reader: EventReader | None = None
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
+
+    def _engine_request(self) -> EngineRequest:
+        """The request the application loaded before ipykernel (:mod:`.kernel_config`), else these settings'."""
+        loaded: EngineRequest | None = getattr(self.parent, "engine_request", None)
+        return loaded if loaded is not None else self.engine_request()
 
     def _start(self) -> Future[EngineSession]:
         """Takes the JVM and session of the early start (:mod:`.early`) or starts them here, before any handler runs.
@@ -110,34 +89,36 @@ class KotlinKernel(Kernel, EngineOptions):
         Either way the session is created on a thread that is not the worker; its construction starts the
         compiler's warm-up on the engine's own session thread, so nothing here waits for the compiler.
         """
-        request = self.engine_request()
-        started = early.take(request)
+        started = early.take() or early.start_now(self._engine_request())
+        properties = sorted(started.request.session.properties)  # their names only: values may be secrets
+        self.log.info("the session's properties: %s", properties)
         try:
-            jvm = started.jvm.result() if started is not None else start_jvm(request.jvm)
+            jvm = started.jvm.result()
         except Exception as error:  # noqa: BLE001 - reported to every cell
             self.log.error("the JVM could not be started: %s", error)
-            failed: Future[EngineSession] = Future()
-            failed.set_exception(error)
-            return failed
-        import jpype
-
-        self.language_info = {**self.language_info, "version": str(jpype.JClass("kotlin.KotlinVersion").CURRENT)}
+            return started.session
+        self.language_info = {**self.language_info, "version": kotlin_version()}
         self.log.info("kotlin-llm kernel on %s, options %s", jvm.java.describe(), redacted(jvm.options))
-        if started is not None:
-            self.log.info("using the session started early")
-            return started.session  # type: ignore[return-value]
-        self.log.info("creating the session with properties %s", sorted(request.session.properties))  # names only
-        created: Future[EngineSession] = Future()
-        try:
-            created.set_result(request.session.create())
-        except Exception as error:  # noqa: BLE001 - reported to every cell
-            self.log.error("the Kotlin session could not be created: %s", error)
-            created.set_exception(error)
-        return created
+        if started.session.done() and (failure := started.session.exception()) is not None:
+            self.log.error("the Kotlin session could not be created: %s", failure)
+        return started.session
+
+    def _read_events(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
+        """Starts the one reader of the session's events, which hands them to this loop."""
+        if self._reader is not None:
+            return
+
+        def deliver(events: list[Event]) -> None:  # reader thread
+            try:
+                loop.call_soon_threadsafe(self._cells.deliver, events)
+            except RuntimeError:  # the loop is closed: the kernel is shutting down
+                pass
+
+        self._reader = EventReader(session, deliver, "kotlin-llm-events")
 
     @property
     def kernel_info(self) -> dict[str, Any]:
-        info = super().kernel_info
+        info: dict[str, Any] = super().kernel_info
         info["supported_features"] = []  # no debugger, no subshells
         return info
 
@@ -152,11 +133,11 @@ class KotlinKernel(Kernel, EngineOptions):
             self.send_response(self.iopub_socket, "error", content)
         return {"status": "error", "execution_count": self.execution_count, **content}
 
-    def _stream(self, name: str, text: str, parent: dict[str, Any] | None = None) -> None:
+    def _send_stream(self, name: str, text: str, parent: dict[str, Any] | None = None) -> None:
         content = {"name": name, "text": text}
         if parent is None:
             self.send_response(self.iopub_socket, "stream", content)
-        else:
+        elif self.session is not None:
             self.session.send(self.iopub_socket, "stream", content, parent=parent)
 
     def set_parent(self, ident: Any, parent: dict[str, Any], channel: str = "shell") -> None:
@@ -190,9 +171,10 @@ class KotlinKernel(Kernel, EngineOptions):
     async def interrupt_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         """Message-mode interrupts (control channel): cancel the running snippet; nothing when idle."""
         self._interrupt()
-        self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
+        if self.session is not None:
+            self.session.send(stream, "interrupt_reply", {"status": "ok"}, parent, ident=ident)
 
-    async def do_execute(  # type: ignore[override]
+    async def do_execute(
         self,
         code: str,
         silent: bool,
@@ -211,73 +193,51 @@ class KotlinKernel(Kernel, EngineOptions):
         number = self.execution_count
         try:
             session = await asyncio.wrap_future(self._session)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:  # noqa: BLE001 - whatever stopped the start is the cell's error
             message = f"The Kotlin session could not be started: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        self._ensure_idle_pump(session, asyncio.get_running_loop())
         try:
-            outcome = await self._run(session, code, number, silent)
-        except Exception as error:  # noqa: BLE001 - e.g. the engine rejected the snippet number
+            settled = await self._run(session, code, number, silent)
+        except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"{type(error).__name__}: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        return self._finish(outcome, number, code, silent)
+        return self._finish(settled, number, silent)
 
-    async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> Outcome:
+    async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> SettledEvent:
+        """Submits the snippet and waits until it settled, all its output sent (:class:`.cell_output.CellOutput`)."""
         loop = asyncio.get_running_loop()
-        pending: list[tuple[str, str]] = []
-        budget = OutputBudget(self.max_output_chars)
-
-        def on_output(stream: str, text: str) -> None:  # worker thread
-            loop.call_soon_threadsafe(pending.append, (stream, text))
-
-        def flush() -> None:
-            chunks = coalesce(pending)
-            pending.clear()
-            if silent:
-                return
-            for stream, text in chunks:
-                if shown := budget.admit(text):
-                    self._stream(stream, shown)
-
-        with self._output_lock:  # output taken from now on is this cell's
-            execution = session.submit(code, number)
-            self._running = execution
-            self._last_parent = self.get_parent("shell")
-            self._idle.clear()
+        self._read_events(session, loop)
+        cell = Cell(number, self.get_parent("shell"), silent, OutputBudget(self.max_output_chars), loop.create_future())
+        self._cells.open(cell)
         try:
-            done = asyncio.wrap_future(self._worker.submit(session.run, execution, on_output))
-            while not done.done():
-                await asyncio.wait({done}, timeout=0.05)
-                flush()
+            self._running = session.submit(code, number)
+        except Exception:
+            self._cells.discard(number)
+            raise
+        try:
+            settled = await cell.settled
         finally:
             self._running = None
-            self._idle.set()
-        outcome = done.result()
-        await asyncio.sleep(0)  # outputs queued with call_soon_threadsafe before the result
-        flush()
-        if (notice := budget.notice()) and not silent:
-            self._stream("stderr", notice)
-        self._reply_metadata["interrupted"] = execution.cancelled
-        return outcome
+        if (notice := cell.budget.notice()) and not silent:
+            self._send_stream("stderr", notice)
+        self._reply_metadata["interrupted"] = settled.cancelled
+        return settled
 
-    def _finish(self, outcome: Outcome, number: int, code: str, silent: bool) -> dict[str, Any]:
+    def _finish(self, settled: SettledEvent, number: int, silent: bool) -> dict[str, Any]:
+        outcome = settled.outcome
         meta = self._reply_metadata
         meta["snippet"] = f"snippet{number}.kts"
         if isinstance(outcome, Error):
             meta["phase"] = outcome.phase
-            if outcome.phase != "COMPILATION":
-                self._declared.record(number, code)  # a snippet that threw keeps its declarations
             return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)
-        assert isinstance(outcome, Value)
-        self._declared.record(number, code)
         meta.update(warnings=list(outcome.warnings), resolved_versions=dict(outcome.resolved_versions))
         if not silent:
-            notes = [resolved_version_line(c, v) for c, v in outcome.resolved_versions.items()]
+            notes = [dependency.describe() for dependency in outcome.resolved]
             if self.show_warnings:
                 notes += outcome.warnings
             if notes:
-                self._stream("stderr", "\n\n".join(n.rstrip("\n") for n in notes) + "\n")
+                self._send_stream("stderr", "\n\n".join(n.rstrip("\n") for n in notes) + "\n")
             if not outcome.is_unit:
                 content = {"execution_count": number, "data": {"text/plain": outcome.text}, "metadata": {}}
                 self.send_response(self.iopub_socket, "execute_result", content)
@@ -290,95 +250,53 @@ class KotlinKernel(Kernel, EngineOptions):
             metadata["kotlin_llm"] = self._reply_metadata
         return metadata
 
-    def _ensure_idle_pump(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
-        if self._idle_pump is None:
-            self._idle_pump = threading.Thread(
-                target=self._pump_while_idle, args=(session, loop), name="kotlin-llm-idle-output", daemon=True
-            )
-            self._idle_pump.start()
+    # --- introspection: the engine answers from the session's construction on ---
 
-    def _pump_while_idle(self, session: EngineSession, loop: asyncio.AbstractEventLoop) -> None:
-        """Output of `launch`ed coroutines printed between cells goes under the last cell, as soon as it is printed.
+    async def _started_session(self) -> EngineSession | None:
+        """The session once constructed; None when it could not be started (then nothing is found)."""
+        try:
+            return await asyncio.wrap_future(self._session)
+        except Exception:  # noqa: BLE001 - reported by every cell
+            return None
 
-        Waits in the engine for output (no polling); while a cell runs, that cell forwards the output itself.
-        """
-        while not self._stopping:
-            if not self._idle.wait(1.0) or not session.wait_for_output(1000):
-                continue
-            with self._output_lock:
-                if self._running is not None:
-                    continue
-                parent = self._last_parent
-                try:
-                    chunks = coalesce(session.drain(0))
-                except Exception:  # noqa: BLE001 - the session is closed
-                    return
-            loop.call_soon_threadsafe(self._forward_late, chunks, parent)
-
-    def _forward_late(self, chunks: list[tuple[str, str]], parent: dict[str, Any] | None) -> None:
-        for stream, text in chunks:
-            self._stream(stream, text, parent=parent)
-
-    # --- introspection ---
-
-    def _ready_session(self) -> EngineSession | None:
-        if self._session.done() and self._session.exception() is None:
-            return self._session.result()
-        return None
-
-    async def do_is_complete(self, code: str) -> dict[str, str]:  # type: ignore[override]
+    async def do_is_complete(self, code: str) -> dict[str, str]:
         return check(code).reply()
 
-    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:  # type: ignore[override]
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         cursor = len(code) if cursor_pos is None else cursor_pos
-        matches, start, end = [], prefix_at(code, cursor)[1], cursor
-        session = self._ready_session()
+        matches: list[str] = []
+        start = end = cursor
+        source = "kernel"
+        session = await self._started_session()
         if session is not None:
-            java_cursor = _utf16_offset(code, cursor)
             try:
-                found = await asyncio.wrap_future(self._worker.submit(session.complete, code, java_cursor))
-            except Exception as error:  # noqa: BLE001
+                found = await asyncio.wrap_future(self._worker.submit(session.complete, code, cursor))
+                matches, start, end, source = found.matches, found.start, found.end, "engine"
+            except Exception as error:  # noqa: BLE001 - a failed completion completes nothing
                 self.log.warning("completion failed: %s", error)
-                found = None
-            if found is not None:
-                matches = found.matches
-                start, end = _code_point_offset(code, found.start), _code_point_offset(code, found.end)
-        source = "engine"
-        if not matches:
-            source = "kernel"
-            matches, start = complete_locally(code, cursor, self._declared)
-            end = cursor
         metadata = {"kotlin_llm": {"source": source}}
         return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end, "metadata": metadata}
 
-    async def do_inspect(  # type: ignore[override]
+    async def do_inspect(
         self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
         text: str | None = None
-        session = self._ready_session()
+        session = await self._started_session()
         if session is not None:
             try:
-                text = await asyncio.wrap_future(
-                    self._worker.submit(session.inspect, code, _utf16_offset(code, cursor_pos))
-                )
-            except Exception as error:  # noqa: BLE001
+                text = await asyncio.wrap_future(self._worker.submit(session.inspect, code, cursor_pos))
+            except Exception as error:  # noqa: BLE001 - a failed inspection finds nothing
                 self.log.warning("inspection failed: %s", error)
-        if text is None:
-            name = name_at(code, cursor_pos)
-            declaration = self._declared.get(name) if name and not after_dot(code, cursor_pos - len(name)) else None
-            text = declaration.describe() if declaration else None
         if not text:
             return {"status": "ok", "found": False, "data": {}, "metadata": {}}
         return {"status": "ok", "found": True, "data": {"text/plain": text}, "metadata": {}}
 
     # --- shutdown ---
 
-    async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:
         self._interrupt()
-        self._stopping = True
-        session = self._ready_session()
-        if session is not None:
-            closing = threading.Thread(target=session.close, name="kotlin-llm-close", daemon=True)
+        if self._session.done() and self._session.exception() is None:
+            closing = threading.Thread(target=self._session.result().close, name="kotlin-llm-close", daemon=True)
             closing.start()
             closing.join(timeout=1.0)  # the process exits anyway: the JVM is not destroyed at exit
         self._worker.stop()

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Phase = Literal["COMPILATION", "EVALUATION"]
 
-COMPILATION_ERROR = "CompilationError"
 
-_HEADLINE = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?::\s?(?P<message>.*))?$")
+@dataclass(frozen=True)
+class ResolvedDependency:
+    """A version-less ``@file:DependsOn`` dependency and the version the engine chose for it."""
+
+    coordinates: str
+    version: str
+    #: The engine's own verdict: no stable version existed, so the latest pre-release was taken.
+    pre_release: bool = False
+
+    def describe(self) -> str:
+        kind = "pre-release" if self.pre_release else "stable"
+        return f"Resolved '{self.coordinates}' to its latest {kind} version '{self.version}'"
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,7 @@ class Value:
     is_unit: bool = False
     warnings: tuple[str, ...] = ()
     resolved_versions: dict[str, str] = field(default_factory=dict)
+    resolved: tuple[ResolvedDependency, ...] = ()
     stdout: str = ""
     stderr: str = ""
 
@@ -42,26 +52,21 @@ class Value:
 class Error:
     """A snippet that failed to compile or threw, like the engine's ``ScriptResult.Error``.
 
-    ``message`` is the engine's report, written for an LLM to act on; ``ename``/``evalue`` are the Jupyter names:
-    ``CompilationError`` and the first line for the COMPILATION phase, else the exception's class and message.
+    ``message`` is the engine's report, written for an LLM to act on; ``ename``/``evalue`` are the Jupyter names
+    the engine gives it: ``CompilationError`` and the report's first line for the COMPILATION phase, else the
+    exception's class and message.
     """
 
     phase: Phase
     message: str
+    ename: str
+    evalue: str
     stdout: str = ""
     stderr: str = ""
 
     @property
     def ok(self) -> bool:
         return False
-
-    @property
-    def ename(self) -> str:
-        return error_name(self.phase, self.message)
-
-    @property
-    def evalue(self) -> str:
-        return error_value(self.phase, self.message)
 
     @property
     def traceback(self) -> list[str]:
@@ -72,26 +77,3 @@ class Error:
 
 
 Outcome = Value | Error
-
-
-def _headline(message: str) -> str:
-    return message.split("\n", 1)[0]
-
-
-def error_name(phase: Phase, message: str) -> str:
-    """``CompilationError``, or the exception class of an EVALUATION report's first line."""
-    if phase == "COMPILATION":
-        return COMPILATION_ERROR
-    match = _HEADLINE.match(_headline(message))
-    return match.group("name") if match else "RuntimeError"
-
-
-def error_value(phase: Phase, message: str) -> str:
-    """The first line of a COMPILATION report; the exception message of an EVALUATION report's first line."""
-    headline = _headline(message)
-    if phase == "COMPILATION":
-        return headline
-    match = _HEADLINE.match(headline)
-    if not match:
-        return headline
-    return match.group("message") or ""

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from kotlin_llm_kernel.java import JavaNotFoundError, JavaRuntime, find_java
-from kotlin_llm_kernel.jvm import JvmSettings, jvm_command
-from kotlin_llm_kernel.settings import JsonDict
+from kotlin_llm_kernel.java_runtime import JavaNotFoundError, JavaRuntime, find_java
+from kotlin_llm_kernel.json_trait import JsonDict
+from kotlin_llm_kernel.jvm_options import jvm_command
+from kotlin_llm_kernel.request import JvmRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,12 +63,12 @@ def test_java_found_from_java_home_or_path() -> None:
 
 def test_jvm_flags() -> None:
     java17 = find_java()
-    _, options = jvm_command(JvmSettings(options=("-Xmx1g",)), java17)
+    _, options = jvm_command(JvmRequest(options=("-Xmx1g",)), java17)
     assert options[0] == "-Xrs"
     assert "-XX:TieredStopAtLevel=1" in options and "-XX:+UseSerialGC" in options
     assert options.index("-Xmx1g") > options.index("-XX:+UseSerialGC")
     java25 = JavaRuntime(home=java17.home, version=25, libjvm=java17.libjvm)
-    _, options25 = jvm_command(JvmSettings(default_options=()), java25)
+    _, options25 = jvm_command(JvmRequest(default_options=()), java25)
     assert "--enable-native-access=ALL-UNNAMED" in options25
     assert "--sun-misc-unsafe-memory-access=allow" in options25
     assert "-XX:+UseSerialGC" not in options25
@@ -107,7 +108,7 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     no_maven["PATH"] = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("mvn", path=p))
     no_maven.pop("KOTLIN_LLM_ENGINE_JARS", None)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=no_maven)
-    probe = "from kotlin_llm_kernel.jvm import engine_jars; print(engine_jars()[0][0])"
+    probe = "from kotlin_llm_kernel.jvm_options import engine_jars; print(engine_jars()[0][0])"
     jar = subprocess.run([python, "-c", probe], env=no_maven, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert jar.stdout.strip().startswith(str(env_dir)), jar.stdout
     assert (env_dir / "share/jupyter/kernels/kotlin-llm/kernel.json").is_file()

@@ -14,8 +14,9 @@ import pytest
 from kernel_client import execute, running_kernel
 
 from kotlin_llm_kernel import cds
-from kotlin_llm_kernel.java import find_java
-from kotlin_llm_kernel.jvm import JvmSettings, jvm_command
+from kotlin_llm_kernel.java_runtime import find_java
+from kotlin_llm_kernel.jvm_options import jvm_command
+from kotlin_llm_kernel.request import JvmRequest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
 
@@ -32,7 +33,7 @@ def _env(cache: Path, **extra: str) -> dict[str, str]:
 def _archive_in(cache: Path) -> Path:
     """Where the kernel's default configuration keeps its archive (computed as the kernel does)."""
     java = find_java()
-    classpath, options = jvm_command(JvmSettings(), java)
+    classpath, options = jvm_command(JvmRequest(), java)
     path = cds.Archive.for_jvm(java, classpath, options).path
     return cache / path.name
 

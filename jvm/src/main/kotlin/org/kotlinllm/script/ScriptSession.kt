@@ -3,18 +3,17 @@ package org.kotlinllm.script
 import io.github.oshai.kotlinlogging.KotlinLogging
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.Job
 import kotlinx.coroutines.future.await
-import org.kotlinllm.script.dependencies.SessionDependencies
+import org.kotlinllm.script.internal.Completer
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
-import org.kotlinllm.script.internal.ProvidedValues
-import org.kotlinllm.script.internal.ReplCompilerHost
+import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SessionScope
-import org.kotlinllm.script.internal.SnippetRunner
+import org.kotlinllm.script.internal.SessionSymbols
 import org.kotlinllm.script.internal.SnippetNames
-import org.kotlinllm.script.snippet.Interruption
+import org.kotlinllm.script.internal.SnippetRun
+import org.kotlinllm.script.internal.SnippetRunner
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -31,20 +30,24 @@ private val logger = KotlinLogging.logger {}
  *   [IllegalArgumentException].
  * @param dispatcher where the coroutines started with `launch` run.
  */
-public class ScriptSession(
-    properties: List<ScriptProperty<*>> = emptyList(),
-    dispatcher: CoroutineDispatcher = Dispatchers.Default,
-    configuration: SessionConfiguration = SessionConfiguration(),
+public class ScriptSession internal constructor(
+    properties: List<ScriptProperty<*>>,
+    dispatcher: CoroutineDispatcher,
+    configuration: SessionConfiguration,
+    /** A host that captures what the snippets print and follows each snippet; null prints to the process's streams. */
+    private val host: SessionHost?,
 ) : AutoCloseable {
 
-    /** What the snippets print, when [SessionConfiguration.captureOutput] is set. */
-    public val output: SessionOutput = SessionOutput()
+    public constructor(
+        properties: List<ScriptProperty<*>> = emptyList(),
+        dispatcher: CoroutineDispatcher = Dispatchers.Default,
+        configuration: SessionConfiguration = SessionConfiguration(),
+    ) : this(properties, dispatcher, configuration, null)
 
     private val id: Long
-    private val outputTarget: OutputTarget? = if (configuration.captureOutput) object : OutputTarget {
-        override fun write(stream: String, text: String) = output.write(stream, text)
-    } else null
     private val scope: SessionScope
+    private val symbols = SessionSymbols()
+    private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name })
     private val tasks = LinkedBlockingQueue<Runnable>()
     private val thread: Thread
     private val lock = Object()
@@ -52,7 +55,11 @@ public class ScriptSession(
 
     /** The execution being evaluated, which cancellation may interrupt; guarded by [lock]. */
     private var evaluating: ScriptExecution? = null
+
+    /** The execution whose snippet runs on the session's thread; guarded by [lock]. */
+    private var currentExecution: ScriptExecution? = null
     private var closed = false
+
     @Volatile
     private lateinit var runner: SnippetRunner
 
@@ -62,9 +69,9 @@ public class ScriptSession(
 
     init {
         ProvidedProperties.validate(properties)
-        id = ProvidedValues.register(properties)
-        outputTarget?.let(OutputRouting::register)
-        scope = SessionScope(dispatcher, outputTarget) { error -> reportUncaught(error) }
+        id = ProvidedProperties.register(properties)
+        host?.let(OutputRouting::register)
+        scope = SessionScope(dispatcher, host) { error -> reportUncaught(error) }
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
             isDaemon = true
             // a thread started from a JPype-attached thread inherits no context class loader
@@ -73,15 +80,15 @@ public class ScriptSession(
         }
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
-            val hostLoader = ScriptSession::class.java.classLoader
             try {
                 runner = SnippetRunner(
-                    ReplCompilerHost(hostLoader),
-                    SessionDependencies(configuration, hostLoader),
+                    ScriptSession::class.java.classLoader,
+                    configuration,
+                    symbols,
                     ::evaluationStarts,
                     ::evaluationEnds,
                 )
-                val result = runner.runHidden("session_$id.kts", prelude)
+                val result = runner.run("session_$id.kts", prelude).result
                 if (result is ScriptResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
             } catch (e: Throwable) {
                 logger.error(e) { "session $id could not start its compiler" }
@@ -109,11 +116,18 @@ public class ScriptSession(
 
     /** [execute] for Java callers: `cancel(true)` on the returned future is the cancellation of [execute]. */
     public fun executeAsync(code: String): ScriptExecution =
-        if (code.isBlank()) ScriptExecution.completed(ScriptResult.Value(Unit))
-        else submitSnippet(code, lastNumber.incrementAndGet())
+        if (code.isBlank()) {
+            ScriptExecution.completed(ScriptResult.Value(Unit))
+        } else {
+            submitSnippet(code, lastNumber.incrementAndGet())
+        }
 
-    /** Like [executeAsync], naming the snippet `snippet$snippetNumber.kts`; the number must exceed [lastSnippetNumber]. */
-    public fun executeAsync(code: String, snippetNumber: Int): ScriptExecution {
+    /**
+     * Like [executeAsync], naming the snippet `snippet$snippetNumber.kts` (the next number when null), blank or not;
+     * the number must exceed [lastSnippetNumber].
+     */
+    internal fun executeAsync(code: String, snippetNumber: Int?): ScriptExecution {
+        if (snippetNumber == null) return submitSnippet(code, lastNumber.incrementAndGet())
         while (true) {
             val last = lastNumber.get()
             require(snippetNumber > last) { "snippet number $snippetNumber must be greater than $last, the last one used" }
@@ -123,24 +137,29 @@ public class ScriptSession(
     }
 
     private fun submitSnippet(code: String, number: Int): ScriptExecution {
-        val execution = ScriptExecution(::cancel)
+        val execution = ScriptExecution(number, ::cancel)
         submit {
             if (execution.isDone) {
                 execution.settled.complete(null)
+                host?.snippetSettled(number, null, cancelled = true)
                 return@submit
             }
             synchronized(lock) { currentExecution = execution }
-            val result = try {
-                startFailure?.let { failure -> ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure") }
+            host?.snippetStarts(number)
+            val run = try {
+                startFailure?.let { failure ->
+                    SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure"))
+                }
                     ?: runner.run("snippet$number.kts", code)
             } catch (e: Throwable) {
                 logger.error(e) { "snippet$number.kts failed in the engine" }
-                ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e")
+                SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e"))
             } finally {
                 synchronized(lock) { currentExecution = null }
             }
-            execution.complete(result)
-            execution.settled.complete(result)
+            execution.complete(run.result)
+            execution.settled.complete(run.result)
+            host?.snippetSettled(number, run, execution.isCancelled)
         }
         return execution
     }
@@ -151,7 +170,7 @@ public class ScriptSession(
     }
 
     private fun serve() {
-        OutputRouting.current.set(outputTarget)
+        OutputRouting.current.set(host)
         scope.bindToCurrentThread()
         while (true) {
             val task = try {
@@ -169,23 +188,19 @@ public class ScriptSession(
         if (::runner.isInitialized) runner.close()
     }
 
-    /** The execution whose snippet runs on the session's thread; guarded by [lock]. */
-    private var currentExecution: ScriptExecution? = null
-
     private fun evaluationStarts() {
         synchronized(lock) {
             Thread.interrupted()
             evaluating = currentExecution
-            scope.snippetJob = Job()
+            scope.evaluationStarts()
         }
     }
 
     private fun evaluationEnds() {
         synchronized(lock) {
             evaluating = null
-            scope.snippetJob = null
+            scope.evaluationEnds(thread)
             Thread.interrupted()
-            Interruption.clear(thread)
         }
     }
 
@@ -193,27 +208,23 @@ public class ScriptSession(
         synchronized(lock) {
             if (evaluating !== execution) return
             logger.debug { "cancelling the snippet being evaluated in session $id" }
-            scope.snippetJob?.cancel()
-            Interruption.request(thread)
-            thread.interrupt()
+            scope.cancelEvaluation(thread)
         }
     }
 
     private fun reportUncaught(error: Throwable) {
         val text = SnippetNames.header(error)
-        outputTarget?.write(OutputChunk.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
+        host?.write(OutputTarget.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
     }
 
     /**
      * Completions at [cursor] (a UTF-16 offset) of [code]: names declared by the snippets, provided properties,
      * scope functions and keywords, or after a dot the members of the current value of a property or object.
      */
-    public fun complete(code: String, cursor: Int): Completion =
-        if (::runner.isInitialized) runner.completer.complete(code, cursor) else Completion(emptyList(), cursor, cursor)
+    public fun complete(code: String, cursor: Int): Completion = completer.complete(code, cursor)
 
     /** The declaration of the name at [cursor] of [code], and the current value of a property; null if unknown. */
-    public fun inspect(code: String, cursor: Int): String? =
-        if (::runner.isInitialized) runner.completer.inspect(code, cursor) else null
+    public fun inspect(code: String, cursor: Int): String? = completer.inspect(code, cursor)
 
     /** Cancels launched coroutines and releases the compiler and the session's thread. */
     override fun close() {
@@ -223,22 +234,13 @@ public class ScriptSession(
         }
         scope.cancel()
         tasks.put(STOP)
-        outputTarget?.let(OutputRouting::unregister)
-        ProvidedValues.unregister(id)
+        host?.let(OutputRouting::unregister)
+        ProvidedProperties.unregister(id)
     }
 
-    public companion object {
-        private const val SESSION_THREAD_STACK_BYTES = 256L shl 20
-        private val STOP = Runnable {}
-
-        /** A session for Java and Python callers: each property typed as its value's class (nullable when null). */
-        @JvmStatic
-        public fun create(properties: Map<String, Any?>, configuration: SessionConfiguration): ScriptSession =
-            ScriptSession(
-                properties.map { (name, value) -> ScriptProperty(name, ProvidedProperties.typeOfValue(value), value) },
-                Dispatchers.Default,
-                configuration,
-            )
+    private companion object {
+        const val SESSION_THREAD_STACK_BYTES = 256L shl 20
+        val STOP = Runnable {}
     }
 }
 
@@ -255,6 +257,8 @@ public fun ScriptSession(
  * the cancelled snippet (e.g. the `InterruptedException` it got), or with `null` if it never started.
  */
 public class ScriptExecution internal constructor(
+    /** The snippet's number, `N` of `snippetN.kts`; 0 for a blank snippet, which is not run. */
+    internal val snippetNumber: Int,
     private val onCancel: (ScriptExecution) -> Unit,
 ) : CompletableFuture<ScriptResult>() {
 
@@ -268,7 +272,7 @@ public class ScriptExecution internal constructor(
     }
 
     internal companion object {
-        fun completed(result: ScriptResult): ScriptExecution = ScriptExecution {}.also {
+        fun completed(result: ScriptResult): ScriptExecution = ScriptExecution(0) {}.also {
             it.complete(result)
             it.settled.complete(result)
         }

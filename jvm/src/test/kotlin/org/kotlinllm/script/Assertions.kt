@@ -4,7 +4,7 @@ import kotlin.test.assertEquals
 import kotlin.test.assertIs
 
 fun ScriptResult.assertValue(): ScriptResult.Value {
-    if (this is ScriptResult.Error) throw AssertionError("expected a value, got a ${phase} error:\n$message")
+    if (this is ScriptResult.Error) throw AssertionError("expected a value, got a $phase error:\n$message")
     return assertIs<ScriptResult.Value>(this)
 }
 

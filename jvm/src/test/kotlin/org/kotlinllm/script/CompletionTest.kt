@@ -16,7 +16,9 @@ class CompletionTest {
 
     init {
         runBlocking {
-            session.execute("val shoppingList = mutableListOf(\"milk\")\nfun shout(text: String): String = text.uppercase()\nobject Shop { fun open() = true }").assertValue()
+            session.execute(
+                "val shoppingList = mutableListOf(\"milk\")\nfun shout(text: String): String = text.uppercase()\nobject Shop { fun open() = true }",
+            ).assertValue()
         }
     }
 

@@ -94,7 +94,8 @@ class DiagnosticsTest {
         runBlocking { session.execute("object Limits { const val MAX = 3 }") }.assertValue()
         assertCompileError(
             "Limits.MAX",
-            "snippetN.kts:1:8: error: The Kotlin compiler failed internally (InterpreterMethodNotFoundError: Unknown function: MAX(Limits))\n" +
+            "snippetN.kts:1:8: error: The Kotlin compiler failed internally " +
+                "(InterpreterMethodNotFoundError: Unknown function: MAX(Limits))\n" +
                 "  | Limits.<error>MAX</error>\n" +
                 "hint: a known bug of the K2 REPL compiler: the const val 'MAX' of an earlier snippet cannot be used here; " +
                 "declare it again without 'const'",
@@ -117,7 +118,9 @@ class DiagnosticsTest {
 
     @Test
     fun `warnings follow a runtime error`() {
-        val error = runBlocking { session.execute("val numbers = listOf(1, 2)\nnumbers.map { it / 0 }") }.assertError(ExecutionPhase.EVALUATION)
+        val error = runBlocking {
+            session.execute("val numbers = listOf(1, 2)\nnumbers.map { it / 0 }")
+        }.assertError(ExecutionPhase.EVALUATION)
         val n = session.lastSnippetNumber
         assertEquals(
             "java.lang.ArithmeticException: / by zero\n" +

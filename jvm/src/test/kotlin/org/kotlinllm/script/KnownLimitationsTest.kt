@@ -71,7 +71,9 @@ class KnownLimitationsTest {
 
     @Test
     fun `functions of snippets can use await, launch and coroutineContext, also inline ones`() {
-        run("fun fetchAnswer(): Int = await { delay(1); 42 }\ninline fun context() = coroutineContext\nfun start(): Job = launch { }").assertValue()
+        run(
+            "fun fetchAnswer(): Int = await { delay(1); 42 }\ninline fun context() = coroutineContext\nfun start(): Job = launch { }",
+        ).assertValue()
         assertEquals(42, run("fetchAnswer()").assertValue().value)
         assertEquals(true, run("context().isActive && start().let { true }").assertValue().value)
         assertEquals(7, run("fun inSameSnippet(): Int = await { 7 }\ninSameSnippet()").assertValue().value)

@@ -30,7 +30,7 @@ class MemoryTest {
         ScriptSession().use { session ->
             session.execute("import kotlin.math.sqrt\nval kept = 1").assertValue()
             repeat(10) { session.execute("1 + $it").assertValue() }
-            // each kept its whole compiler session (~0.5 MB) before; a generous bound that catches that coming back
+            // a generous bound: one that keeps its compiler session would keep about half a MB
             assertLiveHeapGrowsLessThan(25) { repeat(100) { session.execute("kept + $it").assertValue() } }
             assertEquals(4.0, session.execute("fun root(): Double = sqrt(kept * 16.0)\nroot()").assertValue().value)
         }
@@ -40,7 +40,7 @@ class MemoryTest {
     fun `a hundred snippets that declare functions keep a fraction of their compiler sessions`() = runBlocking {
         ScriptSession().use { session ->
             repeat(10) { session.execute("fun warm$it(x: Int): Int = x * $it + 1").assertValue() }
-            // measured: ~12 MB; ~25 MB while the names by package were kept, ~56 MB before any compilation cache was emptied
+            // a generous bound on what the kept sessions hold once their compilation caches are emptied
             assertLiveHeapGrowsLessThan(20) { repeat(100) { session.execute("fun f$it(x: Int): Int = x * $it + 1").assertValue() } }
             assertEquals(101, session.execute("f99(1) + f0(7)").assertValue().value)
         }
@@ -56,7 +56,9 @@ class MemoryTest {
             declare("open class Base<T>(val x: T) { open fun show(): String = \"base \$x\" }")
             declare("open class Derived(x: Int) : Base<Int>(x) { override fun show() = \"derived \${x + 1}\" }")
             declare("interface Named { val name: String; fun greet() = \"hi \$name\" }")
-            declare("data class Person(override val name: String, val age: Int) : Named, Comparable<Person> { override fun compareTo(other: Person) = age - other.age }")
+            declare(
+                "data class Person(override val name: String, val age: Int) : Named, Comparable<Person> { override fun compareTo(other: Person) = age - other.age }",
+            )
             declare("open class Names : java.util.ArrayList<String>() { fun firstOrEmpty() = if (isEmpty()) \"\" else get(0) }")
             declare("fun <T : Comparable<T>> maxOf3(a: T, b: T, c: T) = maxOf(a, maxOf(b, c))")
             declare("inline fun <reified T> typeName() = T::class.simpleName")

@@ -3,6 +3,9 @@ package org.kotlinllm.script
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
+import org.kotlinllm.script.host.EventReader
+import org.kotlinllm.script.host.HostSession
+import org.kotlinllm.script.host.HostSettings
 import java.time.Clock
 import java.time.Instant
 import java.time.ZoneOffset
@@ -49,12 +52,13 @@ class PropertiesTest {
     }
 
     @Test
-    fun `the Java and Python entry point types each property by its value`() = runBlocking {
-        ScriptSession.create(
+    fun `the Java and Python entry point types each property by its value`() {
+        HostSession.create(
             mapOf("text" to "abc", "number" to 41L, "items" to listOf(1, "two"), "settings" to mapOf("k" to "v"), "nothing" to null),
-            SessionConfiguration(),
+            HostSettings(null, null, null, null),
         ).use { session ->
-            assertEquals("ABC 42 2 v null", session.execute("\"\${text.uppercase()} \${number + 1} \${items.size} \${settings[\"k\"]} \$nothing\"").assertValue().value)
+            session.submit("\"\${text.uppercase()} \${number + 1} \${items.size} \${settings[\"k\"]} \$nothing\"")
+            assertEquals("ABC 42 2 v null", EventReader(session).settled(1).result.assertValue().value)
         }
     }
 

@@ -23,7 +23,9 @@ class RuntimeErrorsTest {
 
     @Test
     fun `exceptions declared in snippets are named as declared`() {
-        runBlocking { session.execute("class Boom(message: String) : Exception(message)\nclass Outer { class Inner : RuntimeException() }") }.assertValue()
+        runBlocking {
+            session.execute("class Boom(message: String) : Exception(message)\nclass Outer { class Inner : RuntimeException() }")
+        }.assertValue()
         assertEquals("Boom: bad\n  at <snippet body>(snippetN.kts:1)\n  | throw Boom(\"bad\")", error("throw Boom(\"bad\")"))
         assertEquals("Outer.Inner\n  at <snippet body>(snippetN.kts:1)\n  | throw Outer.Inner()", error("throw Outer.Inner()"))
     }
@@ -38,7 +40,9 @@ class RuntimeErrorsTest {
               at <snippet body>(snippetN.kts:4)
               | listOf(1, -1).forEach { Checker().check(it) }
             """.trimIndent(),
-            error("class Checker {\n    fun check(v: Int) { require(v > 0) { \"negative\" } }\n}\nlistOf(1, -1).forEach { Checker().check(it) }"),
+            error(
+                "class Checker {\n    fun check(v: Int) { require(v > 0) { \"negative\" } }\n}\nlistOf(1, -1).forEach { Checker().check(it) }",
+            ),
         )
         assertEquals(
             """
@@ -52,7 +56,9 @@ class RuntimeErrorsTest {
               at <snippet body>(snippetN.kts:3)
               | runIt { Thrower.go() }
             """.trimIndent(),
-            error("object Thrower { fun go(): Nothing = error(\"from object\") }\nfun runIt(block: () -> Unit) = block()\nrunIt { Thrower.go() }"),
+            error(
+                "object Thrower { fun go(): Nothing = error(\"from object\") }\nfun runIt(block: () -> Unit) = block()\nrunIt { Thrower.go() }",
+            ),
         )
     }
 
@@ -100,7 +106,9 @@ class RuntimeErrorsTest {
               at <snippet body>(snippetN.kts:4)
               | wrapFailure()
             """.trimIndent(),
-            error("fun wrapFailure() {\n    try { error(\"inner\") } catch (e: Exception) { throw RuntimeException(\"outer\", e) }\n}\nwrapFailure()"),
+            error(
+                "fun wrapFailure() {\n    try { error(\"inner\") } catch (e: Exception) { throw RuntimeException(\"outer\", e) }\n}\nwrapFailure()",
+            ),
         )
     }
 

@@ -79,7 +79,10 @@ class StateTest {
             assertEquals("snippet2.kts:1:1: error: Unresolved reference 'y'.\n  | <error>y</error>", unresolved.message)
             fresh.execute("val z = 3").assertValue()
             assertEquals(3, fresh.execute("z").assertValue().value)
-            assertEquals("ok", fresh.execute("class FirstClass { override fun toString() = \"ok\" }\nFirstClass().toString()").assertValue().value)
+            assertEquals(
+                "ok",
+                fresh.execute("class FirstClass { override fun toString() = \"ok\" }\nFirstClass().toString()").assertValue().value,
+            )
         }
     }
 

@@ -1,8 +1,8 @@
 package org.kotlinllm.script
 
 import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.async
 import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.launch
@@ -51,7 +51,9 @@ class ThreadingTest {
     fun `separate sessions run in parallel`() = runBlocking {
         ScriptSession().use { other ->
             other.execute("1").assertValue()
-            val latchSession = session.execute("val gate = java.util.concurrent.CountDownLatch(1)\ngate").assertValue().value as java.util.concurrent.CountDownLatch
+            val latchSession = session.execute(
+                "val gate = java.util.concurrent.CountDownLatch(1)\ngate",
+            ).assertValue().value as java.util.concurrent.CountDownLatch
             val waiting = async(Dispatchers.Default) { session.execute("gate.await(60, java.util.concurrent.TimeUnit.SECONDS)") }
             // the other session runs while this one waits
             assertEquals(2, other.execute("1 + 1").assertValue().value)
@@ -149,7 +151,9 @@ class ThreadingTest {
     @Test
     fun `closing the session cancels launched coroutines and ends its thread`() = runBlocking {
         val closing = ScriptSession()
-        closing.execute("val ticks = java.util.concurrent.atomic.AtomicInteger()\nlaunch { while (true) { ticks.incrementAndGet(); delay(10) } }").assertValue()
+        closing.execute(
+            "val ticks = java.util.concurrent.atomic.AtomicInteger()\nlaunch { while (true) { ticks.incrementAndGet(); delay(10) } }",
+        ).assertValue()
         val ticks = closing.execute("ticks").assertValue().value as java.util.concurrent.atomic.AtomicInteger
         val sessionThread = closing.execute("Thread.currentThread()").assertValue().value as Thread
         closing.close()

@@ -5,7 +5,8 @@ import org.jetbrains.kotlin.psi.KtFile
 import org.jetbrains.kotlin.psi.KtLiteralStringTemplateEntry
 import org.jetbrains.kotlin.psi.KtStringTemplateExpression
 import org.jetbrains.kotlin.psi.ValueArgument
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 
 /** One string of a `@file:DependsOn` or `@file:Repository`, with the range that diagnostics about it mark. */
 internal data class DeclaredValue(val value: String, val range: SourceRange)
@@ -27,7 +28,7 @@ internal class DeclaredAnnotations(
         private const val OPTIONS = "options"
 
         fun read(file: KtFile): DeclaredAnnotations {
-            val lines = LineIndex(file.text)
+            val lines = SourceText(file.text)
             val dependencies = mutableListOf<DeclaredValue>()
             val repositories = mutableListOf<DeclaredValue>()
             val problems = mutableListOf<DeclarationProblem>()
@@ -65,30 +66,9 @@ internal class DeclaredAnnotations(
             return if (parts.all { it != null }) parts.joinToString("") else null
         }
 
-        private fun LineIndex.range(argument: ValueArgument): SourceRange {
+        private fun SourceText.range(argument: ValueArgument): SourceRange {
             val element = argument.asElement()
             return range(element.textRange.startOffset, element.textRange.endOffset)
         }
-
-    }
-}
-
-/** Converts offsets of a text into 1-based lines and UTF-16 columns. */
-internal class LineIndex(private val text: String) {
-    private val lineStarts: IntArray = buildList {
-        add(0)
-        text.forEachIndexed { index, char -> if (char == '\n') add(index + 1) }
-    }.toIntArray()
-
-    fun range(start: Int, end: Int): SourceRange {
-        val (startLine, startColumn) = position(start)
-        val (endLine, endColumn) = position(end)
-        return SourceRange(startLine, startColumn, endLine, endColumn)
-    }
-
-    private fun position(offset: Int): Pair<Int, Int> {
-        val found = lineStarts.binarySearch(offset.coerceIn(0, text.length))
-        val line = if (found >= 0) found else -found - 2
-        return (line + 1) to (offset - lineStarts[line] + 1)
     }
 }

@@ -1,6 +1,6 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.internal.Diagnostic
+import org.kotlinllm.script.diagnostics.Diagnostic
 import java.io.File
 
 /** What [SessionDependencies.resolve] found for one snippet. */

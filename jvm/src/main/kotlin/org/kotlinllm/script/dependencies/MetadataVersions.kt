@@ -92,8 +92,16 @@ internal class MetadataVersions(private val timeout: Duration) {
             connectTimeout != null -> MetadataAnswer.Failed(repository, FailureKind.UNREACHABLE, "connect timed out")
             timeout != null -> MetadataAnswer.Failed(repository, FailureKind.TIMEOUT, "no answer")
             // the JDK's client throws a ConnectException without message (caused by a ClosedChannelException) when refused
-            unreachable != null -> MetadataAnswer.Failed(repository, FailureKind.UNREACHABLE, messageOf(unreachable) ?: "Connection refused")
-            else -> MetadataAnswer.Failed(repository, FailureKind.OTHER, chain.firstNotNullOfOrNull(::messageOf) ?: error.javaClass.simpleName)
+            unreachable != null -> MetadataAnswer.Failed(
+                repository,
+                FailureKind.UNREACHABLE,
+                messageOf(unreachable) ?: "Connection refused",
+            )
+            else -> MetadataAnswer.Failed(
+                repository,
+                FailureKind.OTHER,
+                chain.firstNotNullOfOrNull(::messageOf) ?: error.javaClass.simpleName,
+            )
         }
     }
 

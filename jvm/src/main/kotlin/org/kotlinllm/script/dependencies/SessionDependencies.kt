@@ -3,9 +3,9 @@ package org.kotlinllm.script.dependencies
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.psi.KtFile
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.measureTimedValue
 
@@ -158,7 +158,12 @@ internal class SessionDependencies(
                 }
                 FailureKind.UNREACHABLE -> Messages.unreachable(root, repository ?: "the repository", failure.cause)
                 FailureKind.TIMEOUT -> Messages.timedOut(root, repository ?: "the repository", timeout)
-                FailureKind.DENIED -> Messages.denied(root, repository ?: "the repository", failure.repositoryId ?: "?", failure.status ?: 0)
+                FailureKind.DENIED -> Messages.denied(
+                    root,
+                    repository ?: "the repository",
+                    failure.repositoryId ?: "?",
+                    failure.status ?: 0,
+                )
                 FailureKind.OTHER -> Messages.failed(root, repository, failure.cause)
             }
             return error(message, range)
@@ -206,7 +211,7 @@ internal class SessionDependencies(
     private fun warning(message: String, range: SourceRange) = Diagnostic(Severity.WARNING, message, range)
 
     private companion object {
-        /** Past the transport's own timeout, so that it normally reports first; within the 10 s the issue allows. */
+        /** Past the transport's own timeout, so that it normally reports first, with its more precise cause. */
         val WATCHDOG_GRACE = 500.milliseconds
     }
 }

@@ -46,7 +46,9 @@ internal object SettingsReader {
             proxies = root.list("proxies", "proxy").filter { it.text("active")?.lowercase() != "false" }.mapNotNull(::proxy),
             servers = root.list("servers", "server").mapNotNull(::server),
         )
-        logger.debug { "Maven settings $file: ${settings.mirrors.size} mirrors, ${settings.proxies.size} active proxies, ${settings.servers.size} servers" }
+        logger.debug {
+            "Maven settings $file: ${settings.mirrors.size} mirrors, ${settings.proxies.size} active proxies, ${settings.servers.size} servers"
+        }
         if (settings.servers.any { it.password.isEncrypted() || it.passphrase.isEncrypted() }) {
             logger.warn { "Maven settings $file: encrypted passwords are not supported; they are sent as written" }
         }

@@ -1,8 +1,6 @@
 package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
-import java.lang.reflect.Field
-import java.lang.reflect.Modifier
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.caches.FirCache
 import org.jetbrains.kotlin.fir.caches.FirLazyValue
@@ -19,23 +17,21 @@ import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
+import java.lang.reflect.Field
+import java.lang.reflect.Modifier
 
 private val logger = KotlinLogging.logger {}
 
 /**
- * Bounds what the K2 REPL keeps of each snippet: it keeps the whole compiler session of every snippet (about half a
- * MB), reachable from the list of snippet modules, the REPL history, and the shared cache of enhanced Java members.
+ * Bounds what the K2 REPL keeps of each snippet: the whole compiler session of every snippet, reachable from the
+ * list of snippet modules, the REPL history, and the shared cache of enhanced Java members.
  *
  * - A snippet that declares and imports nothing (`1 + 1`, `println(x)`) can be referred to by no later snippet, so
  *   it is dropped from all three ([forgetLast]; the history is the caller's; the latest Java element finder keeps
  *   the last snippet until the next compilation replaces it).
  * - A snippet that declares something stays, as later snippets resolve its declarations through its session; but
- *   much of what that session holds are caches filled while the snippet itself was compiled: the substitution and
- *   intersection overrides, declared-member scopes and supertype maps it computed for the classes it used, the
- *   lookups of its symbol provider and its copy of the names in each package it looked into, and the enhanced
- *   members of the Java classes its session loaded. A later compilation recomputes whatever of them it needs, so
- *   [trimKept] empties them after every snippet (a snippet declaring a function then keeps ~0.1 MB instead of
- *   ~0.55 MB).
+ *   most of what that session holds are caches filled while the snippet itself was compiled, which a later
+ *   compilation recomputes as it needs them, so [trimKept] empties them after every snippet.
  *
  * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
  * is freed and everything works as before.
@@ -104,8 +100,8 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
     /**
      * Empties every compiler cache held in a field of this component, and the caches of names by package of its
-     * symbol-names provider (a composite provider's copy of every class and function name of the packages its
-     * snippet looked into, library packages included: ~0.15 MB a snippet). Its inner providers' are left alone.
+     * symbol-names provider (a copy of every class and function name of each package its snippet looked into,
+     * library packages included). Its inner providers' are left alone.
      */
     private fun Any.clearCaches() {
         for (field in instanceFields()) {
@@ -154,6 +150,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirCorrespondingSupertypesCache::class.java,
         )
         val FIR_CACHE: Class<*> = FirCache::class.java
+
         /** How the K2 REPL's names of snippet modules begin (`<REPL-snippet-snippet3.kts>`; not `<REPL-base>`). */
         const val SNIPPET_MODULE_PREFIX = "<REPL-snippet-"
     }

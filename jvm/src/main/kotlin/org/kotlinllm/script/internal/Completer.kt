@@ -5,9 +5,10 @@ import java.lang.reflect.Modifier
 
 /**
  * Completion and inspection over what a session declared: names of declarations, provided properties and scope
- * functions, keywords, and after a dot the public members of the current value of a property or object.
+ * functions, keywords, and after a dot the public members of the current value of a property or object. Answers
+ * from the session's start on, before its compiler is up: the names of [provided] properties and the keywords.
  */
-internal class Completer(private val symbols: SessionSymbols) {
+internal class Completer(private val symbols: SessionSymbols, private val provided: Set<String>) {
 
     fun complete(code: String, cursor: Int): Completion {
         val end = cursor.coerceIn(0, code.length)
@@ -17,11 +18,11 @@ internal class Completer(private val symbols: SessionSymbols) {
         val candidates = if (start > 0 && code[start - 1] == '.') {
             receiverName(code, start - 1)?.let(::members).orEmpty()
         } else {
-            symbols.names() + SCOPE_FUNCTIONS + KEYWORDS + COMMON_FUNCTIONS
+            symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
         }
-        val matches = candidates.filter { it.startsWith(prefix) && it != prefix || it == prefix && prefix.isNotEmpty() }
+        val matches = candidates.filter { (it.startsWith(prefix) && it != prefix) || (it == prefix && prefix.isNotEmpty()) }
             .distinct()
-            .sortedWith(compareBy({ it !in symbols.names() }, { it.lowercase() }))
+            .sortedWith(compareBy({ it !in symbols.names() && it !in provided }, { it.lowercase() }))
         return Completion(matches, start, end)
     }
 
@@ -69,11 +70,6 @@ internal class Completer(private val symbols: SessionSymbols) {
     private companion object {
         const val PREVIEW_CHARS = 200
         val SCOPE_FUNCTIONS = listOf("await", "launch", "async", "coroutineContext", "scriptScope")
-        val KEYWORDS = listOf(
-            "as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in", "interface", "is",
-            "null", "object", "return", "super", "this", "throw", "true", "try", "typealias", "val", "var", "when",
-            "while", "import", "data", "enum", "sealed", "inline", "private", "override", "open", "abstract", "suspend",
-        )
         val COMMON_FUNCTIONS = listOf(
             "println", "print", "listOf", "mutableListOf", "mapOf", "mutableMapOf", "setOf", "mutableSetOf",
             "arrayOf", "emptyList", "emptyMap", "require", "check", "error", "repeat", "buildString", "buildList",

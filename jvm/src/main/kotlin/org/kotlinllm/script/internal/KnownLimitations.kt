@@ -1,5 +1,9 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+
 /**
  * Recognizes the known bugs of the K2 REPL compiler in what a snippet got, and says in one line how to avoid them.
  */
@@ -40,13 +44,16 @@ internal class KnownLimitations {
         val constant = messages.firstNotNullOfOrNull { UNKNOWN_CONSTANT.find(it)?.groupValues?.get(1) }
         val range = (inlineCall ?: inlineDeclaration ?: constant)?.let { name -> locate(parsed, name) } ?: firstLine(parsed)
         val hint = when {
-            inlineCall != null -> "a known bug of the K2 REPL compiler: the inline declaration '$inlineCall' of an " +
-                "earlier snippet cannot be called here; declare it again without 'inline', or in this snippet"
-            inlineDeclaration != null -> "a known bug of the K2 REPL compiler: the inline declaration " +
-                "'$inlineDeclaration' refers to the ScriptScope (like coroutineContext), which cannot be compiled; " +
-                "declare it without 'inline'"
-            constant != null -> "a known bug of the K2 REPL compiler: the const val '$constant' of an earlier " +
-                "snippet cannot be used here; declare it again without 'const'"
+            inlineCall != null ->
+                "a known bug of the K2 REPL compiler: the inline declaration '$inlineCall' of an " +
+                    "earlier snippet cannot be called here; declare it again without 'inline', or in this snippet"
+            inlineDeclaration != null ->
+                "a known bug of the K2 REPL compiler: the inline declaration " +
+                    "'$inlineDeclaration' refers to the ScriptScope (like coroutineContext), which cannot be compiled; " +
+                    "declare it without 'inline'"
+            constant != null ->
+                "a known bug of the K2 REPL compiler: the const val '$constant' of an earlier " +
+                    "snippet cannot be used here; declare it again without 'const'"
             else -> null
         }
         return listOf(Diagnostic(Severity.ERROR, "The Kotlin compiler failed internally ($line)", range, hint))
@@ -74,8 +81,8 @@ internal class KnownLimitations {
     }
 
     private fun SourceRange.contains(other: SourceRange): Boolean =
-        (other.startLine > startLine || other.startLine == startLine && other.startColumn >= startColumn) &&
-            (other.endLine < endLine || other.endLine == endLine && other.endColumn <= endColumn)
+        (other.startLine > startLine || (other.startLine == startLine && other.startColumn >= startColumn)) &&
+            (other.endLine < endLine || (other.endLine == endLine && other.endColumn <= endColumn))
 
     private companion object {
         val UNRESOLVED = Regex("""Unresolved reference '([^']+)'""")

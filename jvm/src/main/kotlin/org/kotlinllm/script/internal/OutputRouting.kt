@@ -1,6 +1,5 @@
 package org.kotlinllm.script.internal
 
-import org.kotlinllm.script.OutputChunk
 import io.github.oshai.kotlinlogging.KotlinLogging
 import java.io.OutputStream
 import java.io.PrintStream
@@ -14,7 +13,13 @@ private val logger = KotlinLogging.logger {}
 
 /** Where the text a session's code prints goes. */
 internal interface OutputTarget {
+    /** Called with [STDOUT] or [STDERR] and text decoded so far, in the order it was printed. */
     fun write(stream: String, text: String)
+
+    companion object {
+        const val STDOUT: String = "stdout"
+        const val STDERR: String = "stderr"
+    }
 }
 
 /**
@@ -60,7 +65,7 @@ internal object OutputRouting {
 
     private fun targetOfThisThread(): OutputTarget? {
         val own = current.get()
-        if (own === compilerLog || own != null && own in capturing) return own
+        if (own === compilerLog || (own != null && own in capturing)) return own
         return capturing.singleOrNull()
     }
 
@@ -69,14 +74,15 @@ internal object OutputRouting {
         if (installed) return
         // an SLF4J provider that keeps the streams it found (slf4j-simple's cacheOutputStream) must find the real ones
         org.slf4j.LoggerFactory.getILoggerFactory()
-        System.setOut(PrintStream(RoutingStream(OutputChunk.STDOUT, System.out), true, Charsets.UTF_8))
-        System.setErr(PrintStream(RoutingStream(OutputChunk.STDERR, System.err), true, Charsets.UTF_8))
+        System.setOut(PrintStream(RoutingStream(OutputTarget.STDOUT, System.out), true, Charsets.UTF_8))
+        System.setErr(PrintStream(RoutingStream(OutputTarget.STDERR, System.err), true, Charsets.UTF_8))
         installed = true
     }
 
     private class RoutingStream(private val stream: String, private val fallback: PrintStream) : OutputStream() {
 
         private val decoders = HashMap<OutputTarget, CharsetDecoder>()
+
         /** Bytes of a character split across two writes, kept until the rest arrives. */
         private val leftovers = HashMap<OutputTarget, ByteArray>()
 

@@ -2,9 +2,8 @@ package org.kotlinllm.script.internal
 
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptScope
+import org.kotlinllm.script.runtime.ProvidedValues
 import java.lang.reflect.Modifier
-import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.atomic.AtomicLong
 import kotlin.reflect.KClass
 import kotlin.reflect.KType
 import kotlin.reflect.KTypeProjection
@@ -12,42 +11,20 @@ import kotlin.reflect.KVariance
 import kotlin.reflect.full.createType
 import kotlin.reflect.jvm.jvmErasure
 
-/**
- * The values of the properties provided to the snippets of the sessions, read by the getters of each session's
- * hidden prelude snippet. Public only because compiled snippets call it; not an API.
- */
-public object ProvidedValues {
-    private val values = ConcurrentHashMap<Long, Map<String, Any?>>()
-    private val ids = AtomicLong()
-
-    internal fun register(properties: List<ScriptProperty<*>>): Long {
-        val id = ids.incrementAndGet()
-        values[id] = properties.associate { it.name to it.value }
-        return id
-    }
-
-    internal fun unregister(id: Long) {
-        values.remove(id)
-    }
-
-    /** The value of the property [name] of session [sessionId]. */
-    @JvmStatic
-    public fun get(sessionId: Long, name: String): Any? = values[sessionId]?.get(name)
-}
-
 /** Validates provided properties and writes the prelude snippet that declares them. */
 internal object ProvidedProperties {
 
     private val identifier = Regex("""[\p{L}_][\p{L}\p{Nd}_]*""")
 
-    private val hardKeywords = setOf(
-        "as", "break", "class", "continue", "do", "else", "false", "for", "fun", "if", "in", "interface", "is",
-        "null", "object", "package", "return", "super", "this", "throw", "true", "try", "typealias", "typeof",
-        "val", "var", "when", "while",
-    )
-
     private val scopeMembers: Set<String> by lazy {
         ScriptScope::class.members.map { it.name }.toSet() + setOf("await", "coroutineContext")
+    }
+
+    /** Keeps the values of [properties] for the prelude's getters; returns the id they read them by. */
+    fun register(properties: List<ScriptProperty<*>>): Long = ProvidedValues.register(properties.associate { it.name to it.value })
+
+    fun unregister(id: Long) {
+        ProvidedValues.unregister(id)
     }
 
     /** Throws [IllegalArgumentException] naming the first invalid property and why. */
@@ -55,7 +32,7 @@ internal object ProvidedProperties {
         val seen = HashSet<String>()
         for (property in properties) {
             val name = property.name
-            require(identifier.matches(name) && name !in hardKeywords && name != "_") {
+            require(identifier.matches(name) && name !in KotlinKeywords.HARD && name != "_") {
                 "Invalid property '$name': the name is not a Kotlin identifier"
             }
             require(seen.add(name)) { "Invalid property '$name': the name is provided more than once" }

@@ -2,8 +2,8 @@ package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.com.intellij.openapi.Disposable
-import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.com.intellij.openapi.project.Project
+import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
 import org.jetbrains.kotlin.psi.KtExperimentalApi
 import org.jetbrains.kotlin.psi.KtNonPublicApi
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
@@ -15,19 +15,20 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSour
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
 import java.io.File
 import kotlin.script.experimental.api.CompiledScript
-import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
-import kotlin.script.experimental.api.asSuccess
-import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.ResultValue
 import kotlin.script.experimental.api.ResultWithDiagnostics
 import kotlin.script.experimental.api.ScriptCompilationConfiguration
+import kotlin.script.experimental.api.ScriptConfigurationRefinementContext
 import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
+import kotlin.script.experimental.api.asSuccess
 import kotlin.script.experimental.api.defaultImports
+import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.repl
 import kotlin.script.experimental.api.with
 import kotlin.script.experimental.host.ScriptingHostConfiguration
+import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 import kotlin.script.experimental.jvm.baseClassLoader
 import kotlin.script.experimental.jvm.defaultJvmScriptingHostConfiguration
 import kotlin.script.experimental.jvm.dependenciesFromClassloader
@@ -37,7 +38,6 @@ import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.updateClasspath
 import kotlin.script.experimental.util.LinkedSnippet
 import kotlin.script.experimental.util.LinkedSnippetImpl
-import kotlin.script.experimental.jvm.KJvmEvaluatedSnippet
 
 private val logger = KotlinLogging.logger {}
 
@@ -83,11 +83,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
             // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt
-            "org.kotlinllm.script.snippet.await",
-            "org.kotlinllm.script.snippet.launch",
-            "org.kotlinllm.script.snippet.async",
-            "org.kotlinllm.script.snippet.coroutineContext",
-            "org.kotlinllm.script.snippet.scriptScope",
+            "org.kotlinllm.script.runtime.await",
+            "org.kotlinllm.script.runtime.launch",
+            "org.kotlinllm.script.runtime.async",
+            "org.kotlinllm.script.runtime.coroutineContext",
+            "org.kotlinllm.script.runtime.scriptScope",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
@@ -101,7 +101,10 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
     private val state: K2ReplCompilationState = K2ReplCompiler.createCompilationState(
-        messageCollector, disposable, compilationConfiguration, hostConfiguration,
+        messageCollector,
+        disposable,
+        compilationConfiguration,
+        hostConfiguration,
     )
     private val compiler = K2ReplCompiler(state)
     private val memory = CompilerMemory(state)
@@ -112,8 +115,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
      * into a PSI file of its own that keeps its tree only through a SoftReference, and marks the script as a REPL
      * snippet in user data of that tree; a collection clearing soft references (a nearly full heap does) before the
-     * compiler reads the mark made it parse the text again, unmarked, and compile a plain script that the REPL
-     * evaluator then failed to run (no `$$eval`).
+     * compiler reads the mark would make it parse the text again, unmarked, and compile a plain script that the REPL
+     * evaluator cannot run (no `$$eval`).
      */
     private var snippetTree: Any? = null
 

@@ -1,15 +1,18 @@
 package org.kotlinllm.script.internal
 
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineExceptionHandler
 import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asContextElement
 import kotlinx.coroutines.runBlocking
 import org.kotlinllm.script.ScriptScope
+import org.kotlinllm.script.runtime.Interruption
+import org.kotlinllm.script.runtime.SessionScopes
 import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * The [ScriptScope] of one session: `launch` runs on [dispatcher] under a supervisor job that closing the session
@@ -22,41 +25,47 @@ internal class SessionScope(
 ) : ScriptScope() {
 
     private val supervisor = SupervisorJob()
-    private val outputElement: CoroutineContext = (output?.let { OutputRouting.current.asContextElement(it) }
-        ?: kotlin.coroutines.EmptyCoroutineContext) + currentScope.asContextElement(this)
+    private val outputElement: CoroutineContext =
+        (output?.let { OutputRouting.current.asContextElement(it) } ?: EmptyCoroutineContext) + SessionScopes.current.asContextElement(this)
 
     override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
         CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }
 
     /** The job of the snippet being evaluated; [await] runs as its child. */
     @Volatile
-    internal var snippetJob: Job? = null
+    private var snippetJob: Job? = null
 
     override fun <T> await(block: suspend CoroutineScope.() -> T): T {
         val job = snippetJob ?: Job()
         return runBlocking(outputElement + job + CoroutineName("kotlin-llm await")) { block() }
     }
 
+    /** A snippet's evaluation starts on the session's thread: its [await]s run under a job of their own. */
+    fun evaluationStarts() {
+        snippetJob = Job()
+    }
+
+    /** The evaluation on [thread] ended: a cancellation requested for it must not reach the next one. */
+    fun evaluationEnds(thread: Thread) {
+        snippetJob = null
+        Interruption.clear(thread)
+    }
+
+    /** Cancels the evaluation running on [thread]: its [await]s, a blocking call, and a busy loop. */
+    fun cancelEvaluation(thread: Thread) {
+        snippetJob?.cancel()
+        Interruption.request(thread)
+        thread.interrupt()
+    }
+
     fun cancel() {
         supervisor.cancel()
-        live -= this
+        SessionScopes.closed(this)
     }
 
     /** Makes this the scope of the calling thread (the session's own). */
     fun bindToCurrentThread() {
-        currentScope.set(this)
-        live += this
-    }
-
-    companion object {
-        private val currentScope = ThreadLocal<SessionScope?>()
-        private val live = java.util.concurrent.CopyOnWriteArraySet<SessionScope>()
-
-        /** The scope of the session running the calling code; on other threads the only live one. */
-        fun current(): SessionScope = currentScope.get() ?: live.singleOrNull()
-            ?: throw IllegalStateException(
-                "await, launch and async need the ScriptScope of a session: call them from a snippet, its coroutines, " +
-                    "or pass them scriptScope",
-            )
+        SessionScopes.current.set(this)
+        SessionScopes.opened(this)
     }
 }

@@ -7,17 +7,19 @@ import org.jetbrains.org.objectweb.asm.Label
 import org.jetbrains.org.objectweb.asm.MethodVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
-import org.kotlinllm.script.snippet.Interruption
+import org.kotlinllm.script.runtime.ContextClassLoader
+import org.kotlinllm.script.runtime.Interruption
 
 /**
  * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
  * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
- * starts by making the snippet's class loader the thread's context class loader (with its `@file:DependsOn` jars),
- * which libraries use to find their services and resources.
+ * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
+ * `@file:DependsOn` jars.
  */
 internal object SnippetBytecode {
 
-    private val owner = Interruption::class.java.name.replace('.', '/')
+    private val interruption = Type.getInternalName(Interruption::class.java)
+    private val contextClassLoader = Type.getInternalName(ContextClassLoader::class.java)
 
     /** Instruments the class files of [classFiles] in place; the compiler's class loader reads them from there. */
     fun instrument(classFiles: MutableMap<String, ByteArray>) {
@@ -31,43 +33,56 @@ internal object SnippetBytecode {
         val className = reader.className
         val writer = ClassWriter(reader, 0)
         var changed = false
-        reader.accept(object : ClassVisitor(Opcodes.ASM9, writer) {
-            override fun visitMethod(
-                access: Int, name: String?, descriptor: String?, signature: String?, exceptions: Array<out String>?,
-            ): MethodVisitor {
-                val next = super.visitMethod(access, name, descriptor, signature, exceptions)
-                val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
-                return object : MethodVisitor(Opcodes.ASM9, next) {
-                    private val visited = HashSet<Label>()
+        reader.accept(
+            object : ClassVisitor(Opcodes.ASM9, writer) {
+                override fun visitMethod(
+                    access: Int,
+                    name: String?,
+                    descriptor: String?,
+                    signature: String?,
+                    exceptions: Array<out String>?,
+                ): MethodVisitor {
+                    val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+                    val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
+                    return object : MethodVisitor(Opcodes.ASM9, next) {
+                        private val visited = HashSet<Label>()
 
-                    override fun visitCode() {
-                        super.visitCode()
-                        if (isSnippetBody) {
-                            super.visitLdcInsn(Type.getObjectType(className))
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "enterSnippet", "(Ljava/lang/Class;)V", false)
-                            changed = true
+                        override fun visitCode() {
+                            super.visitCode()
+                            if (isSnippetBody) {
+                                super.visitLdcInsn(Type.getObjectType(className))
+                                super.visitMethodInsn(
+                                    Opcodes.INVOKESTATIC,
+                                    contextClassLoader,
+                                    "setToLoaderOf",
+                                    "(Ljava/lang/Class;)V",
+                                    false,
+                                )
+                                changed = true
+                            }
                         }
-                    }
 
-                    override fun visitLabel(label: Label) {
-                        visited += label
-                        super.visitLabel(label)
-                    }
-
-                    override fun visitJumpInsn(opcode: Int, label: Label) {
-                        if (label in visited) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, "check", "()V", false)
-                            changed = true
+                        override fun visitLabel(label: Label) {
+                            visited += label
+                            super.visitLabel(label)
                         }
-                        super.visitJumpInsn(opcode, label)
-                    }
 
-                    override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                        super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                        override fun visitJumpInsn(opcode: Int, label: Label) {
+                            if (label in visited) {
+                                super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                                changed = true
+                            }
+                            super.visitJumpInsn(opcode, label)
+                        }
+
+                        override fun visitMaxs(maxStack: Int, maxLocals: Int) {
+                            super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                        }
                     }
                 }
-            }
-        }, 0)
+            },
+            0,
+        )
         return if (changed) writer.toByteArray() else bytes
     }
 

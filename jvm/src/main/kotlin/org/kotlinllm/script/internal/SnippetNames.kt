@@ -9,6 +9,7 @@ internal object SnippetNames {
     private val snippetClass = Regex("""^Snippet\d+$""")
     private val qualifier = Regex("""(?<![\p{L}\p{Nd}_$.])Snippet\d*[.$]""")
     private val lambdaMethod = Regex("""\${'$'}lambda(\${'$'}\d+)*$""")
+
     /** `$$eval`, and the names its lambdas' methods are derived from (`_$_eval`, `__eval`). */
     private val snippetBody = Regex("""[_$]+eval""")
     private val lambdaClassSuffix = Regex("""\$\d+$""")

@@ -3,11 +3,17 @@ package org.kotlinllm.script.internal
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
+import org.kotlinllm.script.SessionConfiguration
 import org.kotlinllm.script.dependencies.DependencyResolution
 import org.kotlinllm.script.dependencies.LatestVersion
 import org.kotlinllm.script.dependencies.LatestVersionRule
 import org.kotlinllm.script.dependencies.Messages
 import org.kotlinllm.script.dependencies.SessionDependencies
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 import java.io.File
 import java.nio.file.Files
 import kotlin.script.experimental.api.ScriptDiagnostic
@@ -16,48 +22,44 @@ import kotlin.script.experimental.host.toScriptSource
 
 private val logger = KotlinLogging.logger {}
 
+/** What running one snippet gave: the spec's [result], and the exception behind an EVALUATION error it threw. */
+internal data class SnippetRun(val result: ScriptResult, val thrown: Throwable? = null)
+
 /**
  * Compiles and evaluates the snippets of one session, one after another, on the session's thread: parse first,
- * then compile (rolling back a failure), then evaluate, and render what went wrong for an LLM to read.
+ * then compile (rolling back a failure), then evaluate, and render what went wrong for an LLM to read. Records what
+ * the snippets declare in [symbols].
  */
 internal class SnippetRunner(
-    private val compilerHost: ReplCompilerHost,
-    private val dependencies: SessionDependencies,
+    hostClassLoader: ClassLoader,
+    configuration: SessionConfiguration,
+    private val symbols: SessionSymbols,
     private val beforeEvaluation: () -> Unit,
     private val afterEvaluation: () -> Unit,
 ) : AutoCloseable {
 
+    private val compilerHost = ReplCompilerHost(hostClassLoader)
+    private val dependencies = SessionDependencies(configuration, hostClassLoader)
     private val parser = SnippetParser(compilerHost.project)
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
-    private val symbols = SessionSymbols()
-
-    /** Completion and inspection over what the snippets declared; safe to use from any thread. */
-    val completer = Completer(symbols)
     private var classDirectories: File? = null
 
-    /** Compiles and evaluates a snippet the user does not see, e.g. the prelude of provided properties. */
-    fun runHidden(fileName: String, code: String): ScriptResult = run(fileName, code)
-
-    fun run(fileName: String, text: String): ScriptResult {
+    fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
         val parsed = parser.parse(fileName, code)
         if (parsed.syntaxErrors.isNotEmpty()) {
-            return ScriptResult.Error(
-                ExecutionPhase.COMPILATION,
-                DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors),
-            )
+            return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
         }
         val resolution = try {
             dependencies.resolve(parsed.file)
         } catch (_: InterruptedException) {
-            return ScriptResult.Error(ExecutionPhase.COMPILATION, "$fileName: error: resolving the dependencies was cancelled")
+            return compilationError("$fileName: error: resolving the dependencies was cancelled")
         }
         val resolved = when (resolution) {
-            is DependencyResolution.Failed -> return ScriptResult.Error(
-                ExecutionPhase.COMPILATION,
+            is DependencyResolution.Failed -> return compilationError(
                 DiagnosticRenderer.render(fileName, parsed.source, resolution.diagnostics),
             )
             is DependencyResolution.Resolved -> resolution
@@ -66,12 +68,10 @@ internal class SnippetRunner(
         val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
         val compilation = compilerHost.compile(code.toScriptSource(fileName), resolved?.classpath.orEmpty())
         return when (compilation) {
-            is Compilation.Crashed -> ScriptResult.Error(
-                ExecutionPhase.COMPILATION,
+            is Compilation.Crashed -> compilationError(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
-            is Compilation.Failed -> ScriptResult.Error(
-                ExecutionPhase.COMPILATION,
+            is Compilation.Failed -> compilationError(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, parsed, fileName)),
             )
             is Compilation.Compiled -> {
@@ -80,6 +80,8 @@ internal class SnippetRunner(
             }
         }
     }
+
+    private fun compilationError(message: String) = SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, message))
 
     /**
      * "Resolved 'g:a' to …" at the `@file:DependsOn` naming it: a failed snippet tells the versions it chose, as the
@@ -99,7 +101,7 @@ internal class SnippetRunner(
         compiled: Compilation.Compiled,
         resolved: DependencyResolution.Resolved?,
         versionNotes: List<Diagnostic>,
-    ): ScriptResult {
+    ): SnippetRun {
         sources.add(fileName, parsed.source, compiled.classFiles)
         val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, parsed, fileName))
             .filter { it.severity == Severity.WARNING }
@@ -117,22 +119,21 @@ internal class SnippetRunner(
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }
         return when (evaluation) {
-            is Evaluation.Returned -> ScriptResult.Value(
-                ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings, resolvedVersions,
+            is Evaluation.Returned -> SnippetRun(
+                ScriptResult.Value(ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings, resolvedVersions),
             )
-            Evaluation.NoValue -> ScriptResult.Value(Unit, warnings, resolvedVersions)
-            is Evaluation.Threw -> ScriptResult.Error(
-                ExecutionPhase.EVALUATION,
-                buildString {
+            Evaluation.NoValue -> SnippetRun(ScriptResult.Value(Unit, warnings, resolvedVersions))
+            is Evaluation.Threw -> {
+                val report = buildString {
                     append(stackTraces.render(evaluation.error))
                     limitations.runtimeHint(evaluation.error)?.let { append("\nhint: ").append(it) }
                     val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
                     if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
-                },
-            )
-            is Evaluation.Broken -> ScriptResult.Error(
-                ExecutionPhase.EVALUATION,
-                "$fileName: error: the snippet could not be run: ${evaluation.message}",
+                }
+                SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, report), evaluation.error)
+            }
+            is Evaluation.Broken -> SnippetRun(
+                ScriptResult.Error(ExecutionPhase.EVALUATION, "$fileName: error: the snippet could not be run: ${evaluation.message}"),
             )
         }
     }

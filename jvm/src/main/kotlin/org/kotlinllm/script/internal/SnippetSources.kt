@@ -3,6 +3,7 @@ package org.kotlinllm.script.internal
 import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
+import org.kotlinllm.script.diagnostics.SourceText
 
 /**
  * The sources of a session's snippets by file name, and for their classes the line mappings of inlined code
@@ -30,11 +31,14 @@ internal class SnippetSources {
     private fun callSiteLines(bytes: ByteArray): Map<Int, Int> {
         var debug: String? = null
         try {
-            ClassReader(bytes).accept(object : ClassVisitor(Opcodes.ASM9) {
-                override fun visitSource(source: String?, debugInfo: String?) {
-                    debug = debugInfo
-                }
-            }, ClassReader.SKIP_CODE or ClassReader.SKIP_FRAMES)
+            ClassReader(bytes).accept(
+                object : ClassVisitor(Opcodes.ASM9) {
+                    override fun visitSource(source: String?, debugInfo: String?) {
+                        debug = debugInfo
+                    }
+                },
+                ClassReader.SKIP_CODE or ClassReader.SKIP_FRAMES,
+            )
         } catch (_: RuntimeException) {
             return emptyMap()
         }

@@ -1,5 +1,7 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+
 /**
  * Renders an exception thrown by a snippet in the form of the specification: `ExceptionClass: message`, then only
  * the frames of snippets as `  at check(snippet1.kts:2)` each followed by `  | ` and its source line, lambdas folded
@@ -82,7 +84,9 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
             var repeats = 1
             while (start + period * (repeats + 1) <= frames.size &&
                 (0 until period).all { frames[start + it] == frames[start + period * repeats + it] }
-            ) repeats++
+            ) {
+                repeats++
+            }
             if (repeats >= 3) return period to repeats
         }
         return 1 to 1

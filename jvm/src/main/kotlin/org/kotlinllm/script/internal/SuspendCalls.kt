@@ -12,10 +12,12 @@ import kotlin.coroutines.startCoroutine
 internal fun <T> callSuspending(block: suspend () -> T): T {
     var outcome: Result<T>? = null
     val done = CountDownLatch(1)
-    block.startCoroutine(Continuation(EmptyCoroutineContext) {
-        outcome = it
-        done.countDown()
-    })
+    block.startCoroutine(
+        Continuation(EmptyCoroutineContext) {
+            outcome = it
+            done.countDown()
+        },
+    )
     while (true) {
         try {
             done.await()

@@ -1,6 +1,6 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.SourceRange
 import kotlin.test.Test
 import kotlin.test.assertEquals
 import kotlin.test.assertNull

@@ -43,7 +43,10 @@ class DependsOnSessionTest {
         val value = run("@file:DependsOn(\"com.example:app:1.0\")\nimport com.example.app.App\nApp.run()").assertValue()
         assertEquals("Hello from greeter 1.1", value.value)
         assertEquals(emptyMap(), value.resolvedVersions)
-        assertEquals("1.1 yy", run("com.example.greeter.Greeter.version() + \" \" + com.example.util.Util.twice(\"y\")").assertValue().value)
+        assertEquals(
+            "1.1 yy",
+            run("com.example.greeter.Greeter.version() + \" \" + com.example.util.Util.twice(\"y\")").assertValue().value,
+        )
         assertEquals(
             true,
             run(
@@ -68,7 +71,9 @@ class DependsOnSessionTest {
                 "  | <error>@file:DependsOn(\"com.example:nosuch:1.0\")</error>",
             message("@file:DependsOn(\"com.example:nosuch:1.0\")\nval declaredWithMissingDependency = 1", ExecutionPhase.COMPILATION),
         )
-        assertTrue("Unresolved reference 'declaredWithMissingDependency'" in message("declaredWithMissingDependency", ExecutionPhase.COMPILATION))
+        assertTrue(
+            "Unresolved reference 'declaredWithMissingDependency'" in message("declaredWithMissingDependency", ExecutionPhase.COMPILATION),
+        )
     }
 
     @Test

@@ -21,11 +21,18 @@ internal object Fixtures {
             listOf("1.0", "1.1", "2.0-RC1").forEach { artifact("com.example", "greeter", it, greeter(it)) }
             metadata("com.example", "greeter", listOf("1.1", "1.0", "2.0-RC1", "2.0-SNAPSHOT"))
             artifact(
-                "com.example", "util", "1.0",
-                mapOf("com.example.util.Util" to "package com.example.util; public class Util { public static String twice(String s) { return s + s; } }"),
+                "com.example",
+                "util",
+                "1.0",
+                mapOf(
+                    "com.example.util.Util" to
+                        "package com.example.util; public class Util { public static String twice(String s) { return s + s; } }",
+                ),
             )
             artifact(
-                "com.example", "app", "1.0",
+                "com.example",
+                "app",
+                "1.0",
                 mapOf(
                     "com.example.app.App" to """
                         package com.example.app;
@@ -41,7 +48,9 @@ internal object Fixtures {
                 ),
             )
             artifact("com.example", "broken", "1.0", dependencies = listOf(TestDependency("com.example", "missing", "9.9")))
-            listOf("0.8.0", "0.8.0-0.6.x-compat").forEach { rawArtifact("com.example", "compat", it, listOf("com/example/compat/C$it.class")) }
+            listOf("0.8.0", "0.8.0-0.6.x-compat").forEach {
+                rawArtifact("com.example", "compat", it, listOf("com/example/compat/C$it.class"))
+            }
             metadata("com.example", "compat", listOf("0.8.0-0.6.x-compat", "0.8.0"))
             listOf("1.0-alpha-1", "1.0-beta-2").forEach { rawArtifact("com.example", "onlypre", it, listOf("com/example/pre/P.class")) }
             metadata("com.example", "onlypre", listOf("1.0-alpha-1", "1.0-beta-2", "1.0-SNAPSHOT"))
@@ -50,14 +59,23 @@ internal object Fixtures {
             extra("com.example", "kmp", "1.0", "module", """{"formatVersion": "1.1"}""")
             metadata("com.example", "kmp", listOf("1.0"))
             artifact("com.example", "kmp-jvm", "1.0", mapOf("com.example.kmp.Kmp" to "package com.example.kmp; public class Kmp {}"))
-            rawArtifact("org.jetbrains.kotlin", "kotlin-stdlib", "1.8.21", listOf("kotlin/Unit.class", "kotlin/Pair.class", "kotlin/Lazy.class"))
+            rawArtifact(
+                "org.jetbrains.kotlin",
+                "kotlin-stdlib",
+                "1.8.21",
+                listOf("kotlin/Unit.class", "kotlin/Pair.class", "kotlin/Lazy.class"),
+            )
             artifact(
-                "com.example", "kotlinuser", "1.0",
+                "com.example",
+                "kotlinuser",
+                "1.0",
                 mapOf("com.example.ku.KotlinUser" to "package com.example.ku; public class KotlinUser {}"),
                 listOf(TestDependency("org.jetbrains.kotlin", "kotlin-stdlib", "1.8.21")),
             )
             artifact(
-                "com.example", "hostlib", "1.0",
+                "com.example",
+                "hostlib",
+                "1.0",
                 mapOf(
                     "org.kotlinllm.script.dependencies.HostLib" to
                         "package org.kotlinllm.script.dependencies; public class HostLib { public static String who() { return \"dependency\"; } }",

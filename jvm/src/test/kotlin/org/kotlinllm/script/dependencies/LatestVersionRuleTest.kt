@@ -11,7 +11,7 @@ import kotlin.test.assertIs
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
-/** The version rule on the lists of shared/research/maven-deps.md §4, with maven-resolver's own ordering. */
+/** The version rule on version lists as real modules publish them, with maven-resolver's own ordering. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LatestVersionRuleTest {
     private val backend = ResolverLibrary.newBackend(BackendSettings(Files.createTempDirectory("m2"), 1000, 1000)).getOrThrow()

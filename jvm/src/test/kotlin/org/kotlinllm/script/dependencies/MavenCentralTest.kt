@@ -18,7 +18,8 @@ class MavenCentralTest {
     @Test
     fun `resolves jsoup from Maven Central with and without version`() {
         SessionDependencies(SessionConfiguration(localRepository = localRepository), javaClass.classLoader).use { session ->
-            val pinned = assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.parse("@file:DependsOn(\"org.jsoup:jsoup:1.16.1\")")))
+            val pinned =
+                assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.parse("@file:DependsOn(\"org.jsoup:jsoup:1.16.1\")")))
             assertEquals(listOf("jsoup-1.16.1.jar"), pinned.classpath.map { it.name })
 
             val latest = assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.parse("@file:DependsOn(\"org.jsoup:jsoup\")")))

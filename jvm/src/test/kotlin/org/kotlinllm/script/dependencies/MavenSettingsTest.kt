@@ -3,9 +3,9 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import java.nio.file.Path
 import kotlin.io.path.writeText
 import kotlin.test.Test
@@ -68,7 +68,10 @@ class MavenSettingsTest {
         try {
             val session = session(file)
             assertEquals(listOf("greeter-1.1.jar"), session.resolved(greeter).names())
-            assertEquals(listOf("greeter-1.2.jar"), session.resolved("@file:Repository(\"$declared\")\n@file:DependsOn(\"com.example:greeter:1.2\")").names())
+            assertEquals(
+                listOf("greeter-1.2.jar"),
+                session.resolved("@file:Repository(\"$declared\")\n@file:DependsOn(\"com.example:greeter:1.2\")").names(),
+            )
         } finally {
             if (previous == null) System.clearProperty(CENTRAL_PROPERTY) else System.setProperty(CENTRAL_PROPERTY, previous)
         }
@@ -103,7 +106,9 @@ class MavenSettingsTest {
             error(
                 "Cannot resolve 'com.example:greeter:1.1': $url denied access (HTTP 401); " +
                     "give its credentials in a <server> with the id '$id' of the Maven settings",
-                1, 1, 43,
+                1,
+                1,
+                43,
             ),
         )
         assertEquals(expected, session(null, url).failed(greeter))
@@ -165,7 +170,9 @@ class MavenSettingsTest {
                 error(
                     "Cannot resolve dependencies: the Maven settings file $malformed is unreadable: " +
                         "The element type \"mirrors\" must be terminated by the matching end-tag \"</mirrors>\".",
-                    1, 1, 43,
+                    1,
+                    1,
+                    43,
                 ),
             ),
             session(malformed, server.url("repo1/")).failed(greeter),

@@ -1,6 +1,6 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.internal.Diagnostic
+import org.kotlinllm.script.diagnostics.Diagnostic
 import kotlin.test.assertIs
 import kotlin.test.fail
 

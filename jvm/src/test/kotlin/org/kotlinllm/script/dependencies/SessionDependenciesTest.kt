@@ -3,9 +3,9 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
-import org.kotlinllm.script.internal.Diagnostic
-import org.kotlinllm.script.internal.Severity
-import org.kotlinllm.script.internal.SourceRange
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 import java.nio.file.Path
 import kotlin.test.Test
 import kotlin.test.assertEquals
@@ -55,7 +55,9 @@ class SessionDependenciesTest {
         val other = session.resolved("@file:DependsOn(\"com.example:greeter:1.0\")")
         assertEquals(emptyList(), other.classpath)
         assertEquals(
-            listOf(warning("Left out 'com.example:greeter:1.0': this session already loaded version '1.1', which is used instead", 1, 1, 43)),
+            listOf(
+                warning("Left out 'com.example:greeter:1.0': this session already loaded version '1.1', which is used instead", 1, 1, 43),
+            ),
             other.warnings,
         )
     }
@@ -104,7 +106,9 @@ class SessionDependenciesTest {
                 error("Cannot resolve 'com.example:nosuch': no maven-metadata.xml lists its versions in $repo1", 1, 1, 38),
                 error(
                     "Cannot resolve 'com.example:onlysnap': only SNAPSHOT versions are listed (1.0-SNAPSHOT); declare one with its version",
-                    2, 1, 40,
+                    2,
+                    1,
+                    40,
                 ),
             ),
             diagnostics,
@@ -135,7 +139,14 @@ class SessionDependenciesTest {
     @Test
     fun `a missing transitive dependency is named`() {
         assertEquals(
-            listOf(error("Cannot resolve 'com.example:broken:1.0': its dependency 'com.example:missing:9.9' was not found in $repo1", 1, 1, 42)),
+            listOf(
+                error(
+                    "Cannot resolve 'com.example:broken:1.0': its dependency 'com.example:missing:9.9' was not found in $repo1",
+                    1,
+                    1,
+                    42,
+                ),
+            ),
             session(repo1).failed("@file:DependsOn(\"com.example:broken:1.0\")"),
         )
     }
@@ -166,7 +177,9 @@ class SessionDependenciesTest {
             listOf(
                 warning(
                     "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes ($host), which are used instead",
-                    1, 1, 46,
+                    1,
+                    1,
+                    46,
                 ),
             ),
             result.warnings,
@@ -182,7 +195,12 @@ class SessionDependenciesTest {
             listOf(
                 error("The arguments of @file:DependsOn must be string literals, without templates", 3, 1, 43),
                 error("Invalid repository 'ftp:x': expected an http://, https:// or file: URL, or an existing directory", 2, 1, 26),
-                error("Invalid Maven coordinates 'greeter': expected 'group:artifact:version', or 'group:artifact' for its latest version", 1, 1, 27),
+                error(
+                    "Invalid Maven coordinates 'greeter': expected 'group:artifact:version', or 'group:artifact' for its latest version",
+                    1,
+                    1,
+                    27,
+                ),
             ),
             diagnostics,
         )

@@ -2,11 +2,11 @@ package org.kotlinllm.script.dependencies
 
 import org.jetbrains.kotlin.CoreEnvironmentDeprecation
 import org.jetbrains.kotlin.cli.extensionsStorage
-import org.jetbrains.kotlin.compiler.plugin.CompilerPluginRegistrar
-import org.jetbrains.kotlin.compiler.plugin.ExperimentalCompilerApi
 import org.jetbrains.kotlin.cli.jvm.compiler.EnvironmentConfigFiles
 import org.jetbrains.kotlin.cli.jvm.compiler.KotlinCoreEnvironment
 import org.jetbrains.kotlin.com.intellij.openapi.util.Disposer
+import org.jetbrains.kotlin.compiler.plugin.CompilerPluginRegistrar
+import org.jetbrains.kotlin.compiler.plugin.ExperimentalCompilerApi
 import org.jetbrains.kotlin.config.CompilerConfiguration
 import org.jetbrains.kotlin.psi.KtFile
 import org.jetbrains.kotlin.psi.KtPsiFactory
@@ -17,7 +17,9 @@ internal object Snippets {
     private val factory: KtPsiFactory by lazy {
         val configuration = CompilerConfiguration().apply { extensionsStorage = CompilerPluginRegistrar.ExtensionStorage() }
         val environment = KotlinCoreEnvironment.createForProduction(
-            Disposer.newDisposable("dependency tests"), configuration, EnvironmentConfigFiles.JVM_CONFIG_FILES,
+            Disposer.newDisposable("dependency tests"),
+            configuration,
+            EnvironmentConfigFiles.JVM_CONFIG_FILES,
         )
         KtPsiFactory(environment.project, false)
     }

@@ -70,7 +70,7 @@ internal class TestRepository(val root: Path) {
             |$deps
             |  </dependencies>
             |</project>
-            """.trimMargin()
+        """.trimMargin()
         publish(groupId, artifactId, version, "pom", pom.toByteArray())
         return this
     }
@@ -94,7 +94,7 @@ internal class TestRepository(val root: Path) {
             |    <lastUpdated>20250101120000</lastUpdated>
             |  </versioning>
             |</metadata>
-            """.trimMargin()
+        """.trimMargin()
         write(moduleDirectory(groupId, artifactId).resolve("maven-metadata.xml"), xml.toByteArray())
         return this
     }

@@ -1,13 +1,12 @@
-package org.kotlinllm.script.snippet
+package org.kotlinllm.script.runtime
 
 import java.util.concurrent.ConcurrentHashMap
 
 /**
- * Hooks the engine inserts into the bytecode of snippets (see SnippetBytecode); public only for that.
- *
  * Lets a cancelled snippet stop inside a loop that neither blocks nor checks for interrupts: the engine inserts a
- * call of [check] before every backward jump of the snippets' bytecode. `Thread.stop` is gone from JDK 20 on, so
- * without this a busy loop could only end with its process. Public only because compiled snippets call it.
+ * call of [check] before every backward jump of the snippets' bytecode (see SnippetBytecode). `Thread.stop` is gone
+ * from JDK 20 on, so without this a busy loop could only end with its process. Public only because compiled snippets
+ * call it.
  */
 public object Interruption {
 
@@ -25,12 +24,6 @@ public object Interruption {
             anyCancelled = cancelled.isNotEmpty()
             throw InterruptedException("the snippet was cancelled while running")
         }
-    }
-
-    /** Called first by a snippet's body: its class loader, which sees its dependencies, becomes the context one. */
-    @JvmStatic
-    public fun enterSnippet(snippetClass: Class<*>) {
-        Thread.currentThread().contextClassLoader = snippetClass.classLoader
     }
 
     internal fun request(thread: Thread) {

@@ -1,4 +1,4 @@
-package org.kotlinllm.script.internal
+package org.kotlinllm.script.diagnostics
 
 /**
  * Renders diagnostics in the form of the specification:

@@ -11,9 +11,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 MINIMUM_JAVA = 17
 
@@ -50,7 +50,7 @@ def _libjvm(home: Path) -> Path | None:
 
 def _parse_version(text: str) -> int | None:
     """The feature version of a version string: ``17.0.15`` → 17, ``1.8.0_402`` → 8, ``25`` → 25."""
-    match = re.search(r'(\d+)(?:\.(\d+))?', text)
+    match = re.search(r"(\d+)(?:\.(\d+))?", text)
     if not match:
         return None
     major = int(match.group(1))

@@ -1,59 +1,28 @@
-"""The kernel's settings that decide how the engine starts: the JVM's and the session's.
+"""The kernel's settings, as traitlets, and the one request for the JVM and the session that they build.
 
-They are ``KotlinKernel`` settings (``c.KotlinKernel.x`` in a config file, ``--KotlinKernel.x=…`` in the kernel's
-argv) and live here, apart from the kernel, so that :mod:`.early` can read them before ipykernel is imported.
+``c.KotlinKernel.x`` in a config file, ``--KotlinKernel.x=…`` in the kernel's argv. They live here, apart from the
+kernel, so that they can be read before ipykernel is imported (:mod:`.kernel_config`): the kernel class
+(:class:`.kernel.KotlinKernel`) inherits them, and both carry the name ``KotlinKernel``, which is the name of the
+config section and of the arguments (traitlets names them after the class).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from traitlets import Bool, Float, List, Unicode
+from traitlets import Bool, Float, Int, List, Unicode
 from traitlets.config import Configurable
 
-from .jvm import DEFAULT_JVM_OPTIONS, JvmSettings
-from .settings import JsonDict
-
-if TYPE_CHECKING:
-    from .engine import EngineSession
-
-#: The kernel's own config file, read from every directory of the Jupyter config path (``jupyter --paths``).
-CONFIG_FILE = "kotlin_llm_kernel_config"
+from .json_trait import JsonDict
+from .jvm_options import DEFAULT_JVM_OPTIONS
+from .request import EngineRequest, JvmRequest, SessionRequest
 
 
-@dataclass(frozen=True)
-class SessionRequest:
-    """What a session is created with (see :class:`.engine.EngineSession`)."""
-
-    local_repository: str | None = None
-    repositories: tuple[str, ...] = ()
-    resolution_timeout: float | None = None
-    properties: dict[str, Any] = field(default_factory=dict)
-
-    def create(self) -> EngineSession:
-        """Creates the session (the JVM must be running); its compiler starts warming up on its own thread."""
-        from .engine import EngineSession, SessionSettings
-
-        settings = SessionSettings(self.local_repository, self.repositories, self.resolution_timeout)
-        return EngineSession(self.properties, settings)
-
-
-@dataclass(frozen=True)
-class EngineRequest:
-    """Everything the JVM and the session are started with."""
-
-    jvm: JvmSettings
-    session: SessionRequest
-
-
-class EngineOptions(Configurable):
+class KotlinKernel(Configurable):
     classpath = List(Unicode(), help="Extra classpath entries (jars or directories) for the snippets.").tag(config=True)
     jvm_options = List(Unicode(), help="Extra JVM options, e.g. ['-Xmx2g'].").tag(config=True)
     default_jvm_options = List(
         Unicode(),
         default_value=list(DEFAULT_JVM_OPTIONS),
-        help="JVM tuning flags added before jvm_options (C1 only, the serial GC, a small heap: see jvm.py).",
+        help="JVM tuning flags added before jvm_options (C1 only, the serial GC, a small heap: see jvm.properties).",
     ).tag(config=True)
     class_data_sharing = Bool(
         True,
@@ -67,15 +36,21 @@ class EngineOptions(Configurable):
     local_repository = Unicode("", help="Local Maven repository for @file:DependsOn; default ~/.m2/repository.").tag(
         config=True
     )
-    repositories = List(Unicode(), help="Maven repositories used until a snippet declares one; default Maven Central.").tag(
-        config=True
-    )
+    repositories = List(
+        Unicode(), help="Maven repositories used until a snippet declares one; default Maven Central."
+    ).tag(config=True)
     resolution_timeout = Float(0.0, help="Seconds a repository may stay silent (0: the engine's default).").tag(
         config=True
     )
 
+    show_warnings = Bool(True, help="Show compiler warnings of successful cells on stderr.").tag(config=True)
+    max_output_chars = Int(
+        20_000_000, help="Characters of output shown per cell; the rest is cut with a notice (0: no limit)."
+    ).tag(config=True)
+    log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
+
     def engine_request(self) -> EngineRequest:
-        jvm = JvmSettings(
+        jvm = JvmRequest(
             classpath=tuple(self.classpath),
             options=tuple(self.jvm_options),
             default_options=tuple(self.default_jvm_options),
@@ -84,9 +59,9 @@ class EngineOptions(Configurable):
             class_data_sharing=self.class_data_sharing,
         )
         session = SessionRequest(
+            properties=dict(self.properties),
             local_repository=self.local_repository or None,
             repositories=tuple(self.repositories),
             resolution_timeout=self.resolution_timeout or None,
-            properties=dict(self.properties),
         )
         return EngineRequest(jvm, session)

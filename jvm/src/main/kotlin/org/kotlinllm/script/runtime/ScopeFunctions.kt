@@ -1,17 +1,16 @@
 @file:JvmName("ScopeFunctions")
 
-package org.kotlinllm.script.snippet
+package org.kotlinllm.script.runtime
 
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.Job
-import kotlinx.coroutines.async as asyncIn
-import kotlinx.coroutines.launch as launchIn
 import org.kotlinllm.script.ScriptScope
-import org.kotlinllm.script.internal.SessionScope
 import kotlin.coroutines.CoroutineContext
 import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.async as asyncIn
+import kotlinx.coroutines.launch as launchIn
 
 /*
  * The ScriptScope of the running session, for the snippets, which import these functions by default.
@@ -22,24 +21,24 @@ import kotlin.coroutines.EmptyCoroutineContext
  */
 
 /** The [ScriptScope] of the session whose code calls this. */
-public val scriptScope: ScriptScope get() = SessionScope.current()
+public val scriptScope: ScriptScope get() = SessionScopes.ofCaller()
 
 /** Runs the suspending [block] on the session's thread, blocking until it completes: see [ScriptScope.await]. */
-public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScope.current().await(block)
+public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScopes.ofCaller().await(block)
 
 /** Starts a coroutine that keeps running after the snippet, until it completes or the session is closed. */
 public fun launch(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> Unit,
-): Job = SessionScope.current().launchIn(context, start, block)
+): Job = SessionScopes.ofCaller().launchIn(context, start, block)
 
 /** Starts a coroutine computing a value in the session's scope, like `launch`. */
 public fun <T> async(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
-): Deferred<T> = SessionScope.current().asyncIn(context, start, block)
+): Deferred<T> = SessionScopes.ofCaller().asyncIn(context, start, block)
 
 /** The coroutine context of the session's scope. */
-public val coroutineContext: CoroutineContext get() = SessionScope.current().coroutineContext
+public val coroutineContext: CoroutineContext get() = SessionScopes.ofCaller().coroutineContext

@@ -16,7 +16,7 @@ def parse_json_or_text(text: str) -> Any:
         return text
 
 
-class JsonDict(Dict):  # type: ignore[type-arg]
+class JsonDict(Dict):
     """A dict of JSON values, settable on the command line as a JSON object or as ``name=value`` items.
 
     ``--KotlinKernel.properties='{"answer": 42}'`` and ``--KotlinKernel.properties answer=42`` are the same; a value

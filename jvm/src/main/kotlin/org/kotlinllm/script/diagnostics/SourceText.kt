@@ -1,4 +1,4 @@
-package org.kotlinllm.script.internal
+package org.kotlinllm.script.diagnostics
 
 /**
  * A snippet's source split into lines (`\n`, `\r\n` and `\r` end a line; the terminators are not part of it),

@@ -1,4 +1,4 @@
-package org.kotlinllm.script.internal
+package org.kotlinllm.script.diagnostics
 
 /** A span of a snippet's source: 1-based lines and columns counted in UTF-16 code units; the end is exclusive. */
 internal data class SourceRange(

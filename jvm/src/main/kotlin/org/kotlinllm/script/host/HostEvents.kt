@@ -1,0 +1,84 @@
+package org.kotlinllm.script.host
+
+import org.kotlinllm.script.internal.SessionHost
+import org.kotlinllm.script.internal.SnippetRun
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.TimeUnit
+
+/**
+ * The events of one session, in the order they happened: the engine is the only writer (the session's thread, and
+ * any thread printing for the session), [HostSession.nextEvents] the only reader.
+ */
+internal class HostEvents : SessionHost {
+
+    private val queue = LinkedBlockingQueue<Any>()
+
+    /** The snippet that output is tagged with: the one running, else the last that ran. */
+    @Volatile
+    private var snippetNumber = 0
+
+    @Volatile
+    private var closed = false
+
+    override fun write(stream: String, text: String) {
+        if (text.isNotEmpty()) add(OutputEvent(snippetNumber, stream, text))
+    }
+
+    override fun snippetStarts(number: Int) {
+        snippetNumber = number
+    }
+
+    override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
+        add(SettledEvent(number, HostOutcome.of(run, cancelled)))
+    }
+
+    private fun add(event: HostEvent) {
+        if (!closed) queue.put(event)
+    }
+
+    /** Waits up to [timeoutMillis] for an event, then takes all there are, adjacent output of one stream merged. */
+    fun next(timeoutMillis: Long): List<HostEvent> {
+        if (closed) return emptyList()
+        val first = queue.poll(timeoutMillis, TimeUnit.MILLISECONDS) ?: return emptyList()
+        val taken = mutableListOf(first)
+        queue.drainTo(taken)
+        if (CLOSED in taken) {
+            queue.put(CLOSED) // for any other thread waiting
+            return emptyList()
+        }
+        return merge(taken.map { it as HostEvent })
+    }
+
+    /** Ends every wait in [next], now and later. */
+    fun close() {
+        closed = true
+        queue.put(CLOSED)
+    }
+
+    private fun merge(events: List<HostEvent>): List<HostEvent> {
+        val merged = ArrayList<HostEvent>(events.size)
+        var pending: OutputEvent? = null
+        val text = StringBuilder()
+        for (event in events) {
+            if (pending != null && event is OutputEvent && event.stream == pending.stream && event.snippetNumber == pending.snippetNumber) {
+                text.append(event.text)
+                continue
+            }
+            if (pending != null) merged += OutputEvent(pending.snippetNumber, pending.stream, text.toString())
+            pending = null
+            if (event is OutputEvent) {
+                pending = event
+                text.setLength(0)
+                text.append(event.text)
+            } else {
+                merged += event
+            }
+        }
+        if (pending != null) merged += OutputEvent(pending.snippetNumber, pending.stream, text.toString())
+        return merged
+    }
+
+    private companion object {
+        val CLOSED = Any()
+    }
+}

@@ -1,0 +1,98 @@
+package org.kotlinllm.script.host
+
+import org.kotlinllm.script.ExecutionPhase
+import org.kotlinllm.script.ScriptResult
+import org.kotlinllm.script.dependencies.LatestVersionRule
+import org.kotlinllm.script.internal.SnippetNames
+import org.kotlinllm.script.internal.SnippetRun
+
+/**
+ * How a snippet ended, with the facts a host shows computed by the engine.
+ *
+ * @property result the spec's result, unchanged.
+ * @property cancelled whether its execution was cancelled before it settled.
+ * @property isUnit a [ScriptResult.Value] whose value is [Unit].
+ * @property valueText a value's `toString()` (`null` for null; a failing `toString()` is described); null for
+ *   [Unit] and errors.
+ * @property ename errors only: `CompilationError` for [ExecutionPhase.COMPILATION]; for [ExecutionPhase.EVALUATION]
+ *   the exception's class as the report names it (`EvaluationError` when the engine could not run the snippet).
+ * @property evalue errors only: the report's first line for [ExecutionPhase.COMPILATION] (and `EvaluationError`);
+ *   the exception's message for [ExecutionPhase.EVALUATION] (empty when it has none).
+ * @property resolvedDependencies a value's version-less `@file:DependsOn` dependencies, in order (an error's report
+ *   names them itself).
+ */
+public class HostOutcome(
+    public val result: ScriptResult,
+    public val cancelled: Boolean,
+    public val isUnit: Boolean,
+    public val valueText: String?,
+    public val ename: String?,
+    public val evalue: String?,
+    public val resolvedDependencies: List<ResolvedDependency>,
+) {
+    override fun toString(): String =
+        if (result is ScriptResult.Error) "HostOutcome(${result.phase}, $ename: $evalue, cancelled=$cancelled)"
+        else "HostOutcome(value=${if (isUnit) "Unit" else valueText?.take(80)}, cancelled=$cancelled)"
+
+    internal companion object {
+        const val COMPILATION_ERROR: String = "CompilationError"
+        const val EVALUATION_ERROR: String = "EvaluationError"
+        const val NOT_STARTED: String = "the snippet was cancelled before it started"
+
+        /** The outcome of a snippet; [run] is null when it was cancelled before it started. Never throws. */
+        fun of(run: SnippetRun?, cancelled: Boolean): HostOutcome {
+            val (result, thrown) = run ?: notStarted()
+            return when (result) {
+                is ScriptResult.Value -> {
+                    val isUnit = result.value === Unit
+                    HostOutcome(
+                        result,
+                        cancelled,
+                        isUnit,
+                        valueText = if (isUnit) null else textOf(result.value),
+                        ename = null,
+                        evalue = null,
+                        resolvedDependencies = result.resolvedVersions.map { (coordinates, version) ->
+                            ResolvedDependency(coordinates, version, LatestVersionRule.isPreRelease(version))
+                        },
+                    )
+                }
+                is ScriptResult.Error -> {
+                    val firstLine = result.message.substringBefore('\n')
+                    val (ename, evalue) = when {
+                        result.phase == ExecutionPhase.COMPILATION -> COMPILATION_ERROR to firstLine
+                        thrown != null -> runCatching { exceptionNames(thrown) }.getOrElse { EVALUATION_ERROR to firstLine }
+                        else -> EVALUATION_ERROR to firstLine
+                    }
+                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList())
+                }
+            }
+        }
+
+        private fun notStarted(): SnippetRun {
+            val interrupted = InterruptedException(NOT_STARTED)
+            return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
+        }
+
+        /** The exception's class and message as the report's first line names them (a snippet's class as declared). */
+        private fun exceptionNames(thrown: Throwable): Pair<String, String> =
+            SnippetNames.className(thrown.javaClass.name) to (thrown.localizedMessage?.let(SnippetNames::clean) ?: "")
+
+        private fun textOf(value: Any?): String = try {
+            value.toString()
+        } catch (e: Throwable) {
+            // anything a snippet's class throws, a StackOverflowError or OutOfMemoryError too, is the snippet's failure
+            val failure = runCatching { SnippetNames.header(e) }.getOrElse { e.javaClass.name }
+            "<toString() of ${SnippetNames.className(value?.javaClass?.name.orEmpty())} failed: $failure>"
+        }
+    }
+}
+
+/** A version-less `@file:DependsOn` resolved to [version]; [preRelease] by the engine's own rule for choosing it. */
+public class ResolvedDependency(
+    public val coordinates: String,
+    public val version: String,
+    public val preRelease: Boolean,
+) {
+    override fun toString(): String = "$coordinates:$version${if (preRelease) " (pre-release)" else ""}"
+}

@@ -1,0 +1,70 @@
+package org.kotlinllm.script.host
+
+import kotlinx.coroutines.Dispatchers
+import org.kotlinllm.script.Completion
+import org.kotlinllm.script.ScriptProperty
+import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.internal.ProvidedProperties
+
+/**
+ * A [ScriptSession] for a host process (the Jupyter kernel, the Python API, through JPype): plain Java values in,
+ * and out a stream of [HostEvent]s, what the snippets print and how each snippet ended, read by one thread with
+ * [nextEvents]. Every snippet gets a number, and what its code prints is captured, never written to the process's
+ * streams.
+ */
+public class HostSession private constructor(
+    properties: List<ScriptProperty<*>>,
+    settings: HostSettings,
+) : AutoCloseable {
+
+    private val events = HostEvents()
+    private val session = ScriptSession(properties, Dispatchers.Default, settings.configuration, events)
+
+    /** The number of the last snippet submitted. */
+    public val lastSnippetNumber: Int get() = session.lastSnippetNumber
+
+    /** Runs [code] as the next snippet, `snippet${lastSnippetNumber + 1}.kts`. */
+    public fun submit(code: String): HostExecution = execution(code, null)
+
+    /**
+     * Runs [code] as `snippet$snippetNumber.kts`, after the snippets submitted before it; [snippetNumber] must exceed
+     * [lastSnippetNumber], else [IllegalArgumentException].
+     */
+    public fun submit(code: String, snippetNumber: Int): HostExecution = execution(code, snippetNumber)
+
+    private fun execution(code: String, snippetNumber: Int?): HostExecution {
+        val execution = session.executeAsync(code, snippetNumber)
+        return HostExecution(execution.snippetNumber, execution)
+    }
+
+    /**
+     * Waits up to [timeoutMillis] for at least one event, then returns every event there is, in order (adjacent
+     * [OutputEvent]s of the same snippet and stream merged); empty on timeout, and once the session is closed.
+     */
+    public fun nextEvents(timeoutMillis: Long): List<HostEvent> = events.next(timeoutMillis)
+
+    /**
+     * Completions at [cursor] (UTF-16 offsets) of [code]; from the session's start on, before its compiler is up
+     * (then keywords and the provided properties).
+     */
+    public fun complete(code: String, cursor: Int): Completion = session.complete(code, cursor)
+
+    /** The declaration of the name at [cursor] of [code], and the current value of a property; null if unknown. */
+    public fun inspect(code: String, cursor: Int): String? = session.inspect(code, cursor)
+
+    /** Closes the session (see [ScriptSession.close]) and ends every wait in [nextEvents]. */
+    override fun close() {
+        session.close()
+        events.close()
+    }
+
+    public companion object {
+        /** A session whose properties are each typed as its value's class (nullable when null). */
+        @JvmStatic
+        public fun create(properties: Map<String, Any?>, settings: HostSettings): HostSession =
+            HostSession(
+                properties.map { (name, value) -> ScriptProperty(name, ProvidedProperties.typeOfValue(value), value) },
+                settings,
+            )
+    }
+}

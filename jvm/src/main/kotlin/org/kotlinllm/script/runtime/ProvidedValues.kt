@@ -1,0 +1,28 @@
+package org.kotlinllm.script.runtime
+
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicLong
+
+/**
+ * The values of the properties provided to the snippets of the sessions, read by the getters of each session's
+ * hidden prelude snippet. Public only because compiled snippets call it.
+ */
+public object ProvidedValues {
+    private val values = ConcurrentHashMap<Long, Map<String, Any?>>()
+    private val ids = AtomicLong()
+
+    /** Keeps [values] under a new session id, which the prelude's getters pass to [get]. */
+    internal fun register(values: Map<String, Any?>): Long {
+        val id = ids.incrementAndGet()
+        this.values[id] = values
+        return id
+    }
+
+    internal fun unregister(id: Long) {
+        values.remove(id)
+    }
+
+    /** The value of the property [name] of session [sessionId]. */
+    @JvmStatic
+    public fun get(sessionId: Long, name: String): Any? = values[sessionId]?.get(name)
+}

@@ -1,0 +1,213 @@
+package org.kotlinllm.script.host
+
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.Timeout
+import org.junit.jupiter.api.assertThrows
+import org.kotlinllm.script.ExecutionPhase
+import org.kotlinllm.script.ScriptResult
+import org.kotlinllm.script.assertError
+import org.kotlinllm.script.assertValue
+import org.kotlinllm.script.dependencies.Fixtures
+import org.kotlinllm.script.dependencies.RepositoryServer
+import java.nio.file.Files
+import java.util.concurrent.CountDownLatch
+import kotlin.test.assertEquals
+import kotlin.test.assertFalse
+import kotlin.test.assertNull
+import kotlin.test.assertTrue
+
+/** The host API: events in order and tagged with their snippet, one settled event per snippet, facts as data. */
+@Timeout(180)
+class HostSessionTest {
+
+    private fun gates(count: Int): Map<String, CountDownLatch> = (1..count).associate { "gate$it" to CountDownLatch(1) }
+
+    @Test
+    fun `a snippet's output comes before its settled event, in the order printed`() {
+        HostSession.create(emptyMap(), defaultSettings()).use { session ->
+            val events = EventReader(session)
+            session.submit("println(\"one\")\nSystem.err.println(\"two\")\nprint(\"three\")\n4")
+            session.submit("val thread = Thread { println(\"from a thread\") }\nthread.start()\nthread.join()")
+            events.settled(2)
+            assertEquals(
+                listOf("1 stdout: one\n", "1 stderr: two\n", "1 stdout: three", "1 settled", "2 stdout: from a thread\n", "2 settled"),
+                events.timeline(),
+            )
+            assertEquals("4", (events.events[events.events.indexOfFirst { it is SettledEvent }] as SettledEvent).outcome.valueText)
+        }
+    }
+
+    @Test
+    fun `output is tagged with the snippet running when it was printed, else the last that ran, else 0`() {
+        val gates = gates(3)
+        HostSession.create(gates, defaultSettings()).use { session ->
+            val events = EventReader(session)
+            // a thread of no session prints to the only capturing one; no snippet ran yet
+            println("before any snippet")
+            events.printed(OutputEvent.STDOUT, "before any snippet\n")
+            session.submit(
+                "launch { gate1.await(); println(\"after its snippet\") }\nlaunch { gate2.await(); println(\"during a later snippet\"); gate3.countDown() }",
+            )
+            events.settled(1)
+            gates.getValue("gate1").countDown()
+            events.printed(OutputEvent.STDOUT, "after its snippet\n")
+            session.submit("println(\"during its snippet\")\ngate2.countDown()\ngate3.await()", 5)
+            events.settled(5)
+            assertEquals(
+                listOf(
+                    "0 stdout: before any snippet\n",
+                    "1 settled",
+                    "1 stdout: after its snippet\n",
+                    "5 stdout: during its snippet\nduring a later snippet\n",
+                    "5 settled",
+                ),
+                events.timeline(),
+            )
+        }
+    }
+
+    @Test
+    fun `every submitted snippet settles exactly once, also one cancelled before it started`() {
+        val gates = gates(1)
+        HostSession.create(gates, defaultSettings()).use { session ->
+            val events = EventReader(session)
+            val blocker = session.submit("gate1.await()\n\"blocker\"")
+            val queued = session.submit("println(\"never\")")
+            queued.cancel()
+            assertTrue(queued.isCancelled)
+            gates.getValue("gate1").countDown()
+            val last = session.submit("\"after\"")
+            events.settled(last.snippetNumber)
+            assertEquals(listOf("1 settled", "2 settled", "3 settled"), events.timeline())
+            val outcome = events.settled(queued.snippetNumber)
+            assertTrue(outcome.cancelled)
+            outcome.result.assertError(ExecutionPhase.EVALUATION)
+            assertEquals("java.lang.InterruptedException", outcome.ename)
+            assertEquals("the snippet was cancelled before it started", outcome.evalue)
+            assertFalse(events.settled(blocker.snippetNumber).cancelled)
+            assertEquals("after", events.settled(last.snippetNumber).valueText)
+            blocker.cancel()
+            assertFalse(blocker.isCancelled, "a settled snippet is not cancelled any more")
+        }
+    }
+
+    @Test
+    fun `errors carry their Jupyter name and value`() {
+        val gates = gates(1)
+        HostSession.create(gates, defaultSettings()).use { session ->
+            val events = EventReader(session)
+            session.submit("val number: Int = \"text\"")
+            session.submit("throw IllegalStateException(\"bad state\")")
+            session.submit("class Boom(message: String) : Exception(message)\nthrow Boom(\"boom\")")
+            session.submit("throw RuntimeException()")
+            val sleeping = session.submit("gate1.countDown()\nThread.sleep(60_000)")
+
+            val compilation = events.settled(1)
+            assertEquals("CompilationError", compilation.ename)
+            assertEquals(compilation.result.assertError(ExecutionPhase.COMPILATION).message.lines().first(), compilation.evalue)
+            assertTrue(compilation.evalue.orEmpty().startsWith("snippet1.kts:1:17: error: Initializer type mismatch"), compilation.evalue)
+
+            val runtime = events.settled(2)
+            assertEquals("java.lang.IllegalStateException", runtime.ename)
+            assertEquals("bad state", runtime.evalue)
+            assertFalse(runtime.cancelled)
+
+            val declared = events.settled(3)
+            assertEquals("Boom", declared.ename)
+            assertEquals("boom", declared.evalue)
+
+            val noMessage = events.settled(4)
+            assertEquals("java.lang.RuntimeException", noMessage.ename)
+            assertEquals("", noMessage.evalue)
+
+            gates.getValue("gate1").await()
+            sleeping.cancel()
+            val interrupted = events.settled(sleeping.snippetNumber)
+            assertTrue(interrupted.cancelled)
+            assertEquals("java.lang.InterruptedException", interrupted.ename)
+            assertEquals("sleep interrupted", interrupted.evalue)
+            for (outcome in listOf(compilation, runtime, declared, noMessage, interrupted)) {
+                assertNull(outcome.valueText)
+                assertFalse(outcome.isUnit)
+                assertEquals(emptyList(), outcome.resolvedDependencies)
+            }
+        }
+    }
+
+    @Test
+    fun `a value's text is its toString, also for null and for a toString that throws`() {
+        HostSession.create(emptyMap(), defaultSettings()).use { session ->
+            val events = EventReader(session)
+            session.submit("val unit = Unit")
+            session.submit("null")
+            session.submit("listOf(1, 2)")
+            session.submit("class Bad { override fun toString(): String = throw IllegalStateException(\"no text\") }\nBad()")
+
+            val unit = events.settled(1)
+            assertTrue(unit.isUnit)
+            assertNull(unit.valueText)
+            assertEquals(ScriptResult.Value(Unit), unit.result)
+            assertEquals("null", events.settled(2).valueText)
+            assertFalse(events.settled(2).isUnit)
+            assertEquals("[1, 2]", events.settled(3).valueText)
+            assertEquals("<toString() of Bad failed: java.lang.IllegalStateException: no text>", events.settled(4).valueText)
+            for (number in 1..4) {
+                assertNull(events.settled(number).ename)
+                assertNull(events.settled(number).evalue)
+            }
+        }
+    }
+
+    @Test
+    fun `resolved dependencies say whether the engine chose a pre-release`() {
+        val localRepository = Files.createTempDirectory("local-repo")
+        RepositoryServer(Fixtures.root).use { server ->
+            HostSession.create(
+                emptyMap(),
+                HostSettings(localRepository.toString(), listOf(server.url("repo1/")), 8_000L, null),
+            ).use { session ->
+                val events = EventReader(session)
+                session.submit("@file:DependsOn(\"com.example:greeter\")\n@file:DependsOn(\"com.example:onlypre\")\n1")
+                val outcome = events.settled(1)
+                outcome.result.assertValue()
+                assertEquals(
+                    listOf(
+                        Triple("com.example:greeter", "1.1", false),
+                        Triple("com.example:onlypre", "1.0-beta-2", true),
+                    ),
+                    outcome.resolvedDependencies.map { Triple(it.coordinates, it.version, it.preRelease) },
+                )
+            }
+        }
+        localRepository.toFile().deleteRecursively()
+    }
+
+    @Test
+    fun `completion answers from the start, before the compiler is up`() {
+        HostSession.create(mapOf("greeting" to "Hello"), defaultSettings()).use { session ->
+            // the compiler takes seconds to start on the session's thread; completion does not wait for it
+            assertEquals(listOf("greeting"), session.complete("gre", 3).matches)
+            assertTrue("while" in session.complete("whi", 3).matches)
+            val events = EventReader(session)
+            session.submit("val greetings = 2")
+            events.settled(1)
+            assertEquals(listOf("greeting", "greetings"), session.complete("gre", 3).matches)
+        }
+    }
+
+    @Test
+    fun `snippet numbers must grow, and a closed session has no events`() {
+        val session = HostSession.create(emptyMap(), defaultSettings())
+        val events = EventReader(session)
+        assertEquals(3, session.submit("1", 3).snippetNumber)
+        assertEquals(4, session.submit("2").snippetNumber)
+        assertEquals(4, session.lastSnippetNumber)
+        val error = assertThrows<IllegalArgumentException> { session.submit("3", 4) }
+        assertEquals("snippet number 4 must be greater than 4, the last one used", error.message)
+        assertEquals(5, session.submit(" \n").snippetNumber, "a blank snippet is numbered and settles too")
+        assertTrue(events.settled(5).isUnit)
+        assertEquals(listOf("3 settled", "4 settled", "5 settled"), events.timeline())
+        session.close()
+        assertEquals(emptyList(), session.nextEvents(60_000), "returns at once")
+    }
+}

@@ -1,0 +1,85 @@
+"""Which cell each of a session's events belongs to, on the kernel's event loop.
+
+Output goes under the cell that was running when it was printed (the engine tags it with the snippet number);
+output printed between cells goes under the last cell. A running cell's output is coalesced into few stream
+messages and cut past its budget; a cell's settled future is resolved after all of its output was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .events import Event, OutputEvent, SettledEvent
+from .output import OutputBudget, coalesce
+
+#: Sends one stream message (stream name, text) under a parent header (None: the current one).
+StreamSender = Callable[[str, str, "dict[str, Any] | None"], None]
+
+
+@dataclass
+class Cell:
+    """A running cell: the snippet it submitted, the request it answers, and what it is still owed."""
+
+    number: int
+    parent: dict[str, Any] | None
+    silent: bool
+    budget: OutputBudget
+    settled: asyncio.Future[SettledEvent]
+
+
+class CellOutput:
+    """The cells that wait for their snippets, and where output goes; used on the event loop's thread only."""
+
+    def __init__(self, send: StreamSender) -> None:
+        self._send = send
+        self._running: dict[int, Cell] = {}
+        self._last: Cell | None = None
+        self._last_settled: Cell | None = None
+
+    def open(self, cell: Cell) -> None:
+        """``cell`` is about to submit its snippet: output tagged with its number is its own from now on."""
+        self._running[cell.number] = cell
+        self._last = cell
+
+    def discard(self, number: int) -> None:
+        """The snippet was never submitted."""
+        self._running.pop(number, None)
+
+    def deliver(self, events: list[Event]) -> None:
+        """Sends the output of ``events`` under its cells and settles the cells, in order."""
+        pending: list[OutputEvent] = []
+        for event in events:
+            if isinstance(event, OutputEvent):
+                pending.append(event)
+                continue
+            self._send_output(pending)
+            pending = []
+            cell = self._running.pop(event.snippet_number, None)
+            if cell is not None:
+                self._last_settled = cell
+                if not cell.settled.done():
+                    cell.settled.set_result(event)
+        self._send_output(pending)
+
+    def _send_output(self, events: list[OutputEvent]) -> None:
+        for number, of_one_snippet in itertools.groupby(events, key=lambda event: event.snippet_number):
+            self._send_cell_output(number, list(of_one_snippet))
+
+    def _send_cell_output(self, number: int, events: list[OutputEvent]) -> None:
+        chunks = coalesce((e.stream, e.text) for e in events)
+        running = self._running.get(number)
+        if running is None:  # printed after its cell settled, or between cells: not cut, as nothing waits for it
+            owner = self._last_settled if self._last_settled and self._last_settled.number == number else self._last
+            parent = owner.parent if owner is not None else None
+            for stream, text in chunks:
+                self._send(stream, text, parent)
+            return
+        if running.silent:
+            return
+        for stream, text in chunks:
+            if shown := running.budget.admit(text):
+                self._send(stream, shown, running.parent)

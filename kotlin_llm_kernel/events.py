@@ -1,0 +1,127 @@
+"""What a session reports, as plain Python objects, and the one thread per session that reads it.
+
+The engine queues its events (output, each snippet settling); :class:`EventReader` blocks on that queue and hands
+each batch to its consumer: the kernel's event loop, or a :class:`SnippetWaiter` for callers that run one
+snippet at a time (the Python API, the class-data sharing helper).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .results import Outcome
+
+#: How long one wait for events lasts: the reader returns at once when events come; this only bounds how long it
+#: takes to notice a session closed while it waited.
+WAIT_MILLIS = 60_000
+
+
+@dataclass(frozen=True)
+class OutputEvent:
+    """Text printed by the session's code; ``snippet_number`` is the snippet running when it was printed, or the
+    last one that ran when none was (0 before the first)."""
+
+    snippet_number: int
+    stream: str  # "stdout" | "stderr"
+    text: str
+
+
+@dataclass(frozen=True)
+class SettledEvent:
+    """A snippet finished (completed, failed or cancelled); after all the output its own thread printed."""
+
+    snippet_number: int
+    outcome: Outcome
+    cancelled: bool
+
+
+Event = OutputEvent | SettledEvent
+
+
+class EventSource(Protocol):
+    @property
+    def closed(self) -> bool: ...
+
+    def next_events(self, timeout_millis: int) -> list[Event]: ...
+
+
+class EventReader:
+    """A daemon thread blocking on ``source.next_events`` and handing every batch to ``deliver``, until closed."""
+
+    def __init__(self, source: EventSource, deliver: Callable[[list[Event]], None], name: str) -> None:
+        self._source = source
+        self._deliver = deliver
+        self._thread = threading.Thread(target=self._read, name=name, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._source.closed:
+            try:
+                events = self._source.next_events(WAIT_MILLIS)
+            except Exception:  # noqa: BLE001 - the session was closed under the call
+                return
+            if events:
+                self._deliver(events)
+
+    def join(self, timeout: float) -> None:
+        """Waits for the thread to end (it does once the session is closed)."""
+        self._thread.join(timeout)
+
+
+class SnippetWaiter:
+    """Events of one session for a caller that waits for one snippet at a time."""
+
+    def __init__(self, source: EventSource) -> None:
+        self._changed = threading.Condition()
+        self._events: deque[Event] = deque()
+        #: Every settled event, also kept apart: a Ctrl-C between taking one from the queue and returning it
+        #: must not lose it (the caller then cancels and waits again).
+        self._settled: dict[int, SettledEvent] = {}
+        self._reader = EventReader(source, self._add, "kotlin-llm-events")
+
+    def _add(self, events: list[Event]) -> None:
+        with self._changed:
+            self._events.extend(events)
+            self._settled.update((e.snippet_number, e) for e in events if isinstance(e, SettledEvent))
+            self._changed.notify_all()
+
+    def join(self, timeout: float) -> None:
+        """Waits for the reader to end, after the session was closed."""
+        self._reader.join(timeout)
+
+    def wait(
+        self,
+        snippet_number: int,
+        on_output: Callable[[OutputEvent], None] | None = None,
+        timeout: float | None = None,
+    ) -> SettledEvent:
+        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles.
+
+        ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._changed:
+                while not self._events and snippet_number not in self._settled:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        raise TimeoutError(f"snippet{snippet_number}.kts did not settle in {timeout} s")
+                    self._changed.wait(left)
+                if not self._events:
+                    return self._settled.pop(snippet_number)
+                event = self._events.popleft()
+            if isinstance(event, OutputEvent):
+                if on_output is not None:
+                    on_output(event)
+            elif event.snippet_number == snippet_number:
+                with self._changed:
+                    self._settled.pop(snippet_number, None)
+                return event
+            else:
+                with self._changed:
+                    self._settled.pop(event.snippet_number, None)

@@ -1,0 +1,51 @@
+"""What the JVM and an engine session are started with: one immutable request, built once.
+
+The kernel builds it from its settings (:mod:`.kernel_settings`), the Python API from its keyword arguments; the
+JVM start (:mod:`.jvm`) reads its ``jvm`` part and the session (:mod:`.engine`) its ``session`` part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .jvm_options import DEFAULT_JVM_OPTIONS
+
+
+@dataclass(frozen=True)
+class JvmRequest:
+    """How the JVM starts; ``default_options`` can be emptied to drop the tuning flags."""
+
+    classpath: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    default_options: tuple[str, ...] = DEFAULT_JVM_OPTIONS
+    java_home: str | None = None
+    #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
+    #: :func:`.jvm.exit_now`), a library user's process does, as any Java program would.
+    destroy_at_exit: bool = True
+    #: Use this configuration's class-data sharing archive, making it in the background when missing (:mod:`.cds`).
+    class_data_sharing: bool = True
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """How a session starts: its provided properties and its Maven resolution (None: the engine's default)."""
+
+    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    local_repository: str | None = None
+    repositories: tuple[str, ...] = ()
+    resolution_timeout: float | None = None  # seconds
+
+    def __post_init__(self) -> None:
+        # read-only, so that the request cannot change after it was built
+        object.__setattr__(self, "properties", MappingProxyType(dict(self.properties)))
+
+
+@dataclass(frozen=True)
+class EngineRequest:
+    """Everything a kernel's JVM and session start with."""
+
+    jvm: JvmRequest = JvmRequest()
+    session: SessionRequest = SessionRequest()
