@@ -99,37 +99,6 @@ def test_config_file_settings_reach_the_early_started_jvm(tmp_path: Path) -> Non
         assert execute(kc, "answer + 1").result == "43"
 
 
-def test_archives_not_used_lately_are_removed_when_a_new_one_is_made(tmp_path: Path) -> None:
-    now = time.time()
-    hours = 60 * 60
-    ages = {  # archive name -> hours since it was last used
-        "engine-java17-aaaa.jsa": 1,
-        "engine-java25-bbbb.aot": 2,
-        "engine-java17-cccc.jsa": 3,
-        "engine-java17-dddd.jsa": 20,  # beyond the three used last, but used within a day
-        "engine-java17-eeee.jsa": 30,
-        "engine-java25-ffff.aot": 100,
-    }
-    for name, age in ages.items():
-        for path in (tmp_path / name, tmp_path / f"{name}.log"):
-            path.write_bytes(b"x")
-            os.utime(path, (now - age * hours, now - age * hours))
-    in_the_making = tmp_path / "engine-java17-gggg.123.tmp.jsa"
-    in_the_making.write_bytes(b"x")
-    os.utime(in_the_making, (now - 100 * hours, now - 100 * hours))
-
-    removed = cds.prune(tmp_path, now=now)
-
-    assert sorted(p.name for p in removed) == [
-        "engine-java17-eeee.jsa", "engine-java17-eeee.jsa.log", "engine-java25-ffff.aot", "engine-java25-ffff.aot.log"
-    ]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [n for n in ages if "eeee" not in n and "ffff" not in n]
-        + [f"{n}.log" for n in ages if "eeee" not in n and "ffff" not in n]
-        + [in_the_making.name]
-    )
-
-
 def test_a_start_marks_its_archive_used(made_archive: Path) -> None:
     long_ago = time.time() - 10 * 24 * 60 * 60
     os.utime(made_archive, (long_ago, long_ago))
