@@ -83,7 +83,9 @@ def collect(
             return Cell(reply=reply, messages=messages)
 
 
-def read_until(kc: BlockingKernelClient, msg_id: str, printed: str, timeout: float = CELL_TIMEOUT) -> list[dict[str, Any]]:
+def read_until(
+    kc: BlockingKernelClient, msg_id: str, printed: str, timeout: float = CELL_TIMEOUT
+) -> list[dict[str, Any]]:
     """The iopub messages of the cell ``msg_id`` up to the stream message in which ``printed`` appears (the cell is
     still running then if it waits for something after printing it); pass them to :func:`collect` as ``seen``."""
     deadline = time.monotonic() + timeout

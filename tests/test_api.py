@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from kotlin_llm_kernel import Error, ScriptSession, SessionOptions, Value
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +90,8 @@ def test_runs_on_jdk25_when_present(tmp_path: Path) -> None:
         pytest.skip("no JDK 25 found (set JDK25_HOME)")
     script = "from kotlin_llm_kernel import ScriptSession\nwith ScriptSession() as s: print(s.execute('6 * 7').value)"
     env = {"PATH": "/usr/bin:/bin", "JAVA_HOME": home.stdout.strip(), "HOME": str(Path.home())}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
     assert out.stdout.strip() == "42", out.stderr
     assert "WARNING" not in out.stderr, out.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kernel_client import KERNEL, SIGNAL_KERNEL, collect, execute, read_until, request, running_kernel, warm_up
 
 #: Only catches a hang: the reply to an interrupted cell typically comes within a fraction of a second.
@@ -89,7 +90,7 @@ def test_a_busy_loop_is_interrupted_on_jdk_25() -> None:
         pytest.skip("no JDK 25 found (set JDK25_HOME)")
     with running_kernel(extra_arguments=[f"--KotlinKernel.java_home={jdk25}"]) as (km, kc):
         warm_up(kc)
-        assert execute(kc, "System.getProperty(\"java.specification.version\")").result == "25"
+        assert execute(kc, 'System.getProperty("java.specification.version")').result == "25"
         cell = run_and_interrupt(km, kc, BUSY_LOOP)
         assert cell.status == "error", cell.content
         assert cell.content["evalue"] == "the snippet was cancelled while running"

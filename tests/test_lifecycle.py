@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kernel_client import execute, request, running_kernel, warm_up
 
 PROPERTIES = {"greeting": "Hello", "answer": 42, "ratio": 0.5, "flag": True, "names": ["a", "b"], "config": {"k": "v"}}

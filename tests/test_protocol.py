@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kernel_client import Cell, collect, execute, read_until, request, running_kernel
 
 pytestmark = pytest.mark.usefixtures("kernel")
@@ -52,7 +53,7 @@ def test_null_shows_null_and_unit_shows_nothing(kc: Any) -> None:
 def test_empty_cell_is_not_a_snippet(kc: Any) -> None:
     empty = execute(kc, "  \n\n")
     assert empty.status == "ok" and empty.messages == []
-    after = execute(kc, "error(\"where am I\")")
+    after = execute(kc, 'error("where am I")')
     assert f"{snippet(after)}:1" in "\n".join(after.content["traceback"])
 
 
@@ -108,7 +109,10 @@ def test_output_of_child_processes_reaches_the_cell() -> None:
                 msg = own.get_iopub_msg(timeout=1)
             except queue.Empty:
                 continue
-            if msg["msg_type"] == "stream" and msg["parent_header"].get("msg_id") == cell.reply["parent_header"]["msg_id"]:
+            if (
+                msg["msg_type"] == "stream"
+                and msg["parent_header"].get("msg_id") == cell.reply["parent_header"]["msg_id"]
+            ):
                 text += msg["content"]["text"]
         assert text == "from a child process\n"
 
@@ -149,7 +153,10 @@ def test_output_of_await_and_launch(kc: Any) -> None:
 
 def test_output_printed_between_cells_goes_under_the_cell_that_launched_it(kc: Any, tmp_path: Path) -> None:
     gate = tmp_path / "print-now"
-    code = f'launch {{\n    while (!java.io.File("""{gate}""").exists()) delay(10)\n    println("late line")\n}}\n"launched"'
+    code = (
+        f'launch {{\n    while (!java.io.File("""{gate}""").exists()) delay(10)\n    println("late line")\n}}\n'
+        '"launched"'
+    )
     first = execute(kc, code)
     assert first.result == "launched"
     assert first.stdout == ""

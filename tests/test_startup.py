@@ -11,16 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernel_client import execute, running_kernel
-
 from kotlin_llm_kernel import cds
 from kotlin_llm_kernel.java import find_java
 from kotlin_llm_kernel.jvm import JvmSettings, jvm_command
 
+from kernel_client import execute, running_kernel
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
 
 ARGUMENTS = 'java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments.joinToString("\\n")'
-MAPPED_FILES = 'java.io.File("/proc/self/maps").readLines().map { it.substringAfterLast(" ") }.toSet().joinToString("\\n")'
+MAPPED_FILES = (
+    'java.io.File("/proc/self/maps").readLines().map { it.substringAfterLast(" ") }.toSet().joinToString("\\n")'
+)
 ARCHIVE_TIMEOUT = 900
 
 
@@ -94,7 +96,7 @@ def test_config_file_settings_reach_the_early_started_jvm(tmp_path: Path) -> Non
     config = {"KotlinKernel": {"jvm_options": ["-Dkotlinllm.test.origin=config-file"]}}
     (tmp_path / "kotlin_llm_kernel_config.json").write_text(json.dumps(config), encoding="utf-8")
     env = _env(tmp_path / "cache", JUPYTER_CONFIG_DIR=str(tmp_path), **{cds.ENV_CDS: "0"})
-    with running_kernel(env=env, extra_arguments=["--KotlinKernel.properties={\"answer\": 42}"]) as (_km, kc):
+    with running_kernel(env=env, extra_arguments=['--KotlinKernel.properties={"answer": 42}']) as (_km, kc):
         assert execute(kc, 'System.getProperty("kotlinllm.test.origin")').result == "config-file"
         assert execute(kc, "answer + 1").result == "43"
 

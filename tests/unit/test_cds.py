@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from kotlin_llm_kernel import cds
 from kotlin_llm_kernel.java import JavaRuntime
 
@@ -40,7 +39,9 @@ def test_an_archive_is_named_for_its_java_in_the_cache_directory(cache: Path, tm
 def test_the_key_ignores_heap_sizing_but_not_other_options(tmp_path: Path) -> None:
     java = fake_java(tmp_path, 17)
     key = cds.archive_key(java, [], ["-Xrs", "-XX:+UseSerialGC"])
-    assert cds.archive_key(java, [], ["-Xrs", "-XX:+UseSerialGC", "-Xms96m", "-Xmn24m", "-XX:MaxHeapFreeRatio=40"]) == key
+    assert (
+        cds.archive_key(java, [], ["-Xrs", "-XX:+UseSerialGC", "-Xms96m", "-Xmn24m", "-XX:MaxHeapFreeRatio=40"]) == key
+    )
     assert cds.archive_key(java, [], ["-Xrs", "-XX:+UseSerialGC", "-Xmx2g"]) != key
     assert cds.archive_key(java, [], ["-Xrs"]) != key
 
@@ -117,4 +118,6 @@ def test_archives_not_used_lately_are_removed_when_a_new_one_is_made(tmp_path: P
         "engine-java25-ffff.aot.log",
     ]
     kept = [n for n in ages if "eeee" not in n and "ffff" not in n]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept + [f"{n}.log" for n in kept] + [in_the_making.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        kept + [f"{n}.log" for n in kept] + [in_the_making.name]
+    )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from kotlin_llm_kernel.completeness import check
 
 COMPLETE = [
@@ -24,7 +23,7 @@ COMPLETE = [
     "val m: Map<String, Int> = mapOf()",
     "listOf(1, 2)\n    .map { it * 2 }",
     '@file:DependsOn("org.jsoup:jsoup:1.16.1")',
-    "x // a comment with ( and \"",
+    'x // a comment with ( and "',
     "/* a /* nested */ comment */ 1",
     "val c = '\\n'",
     'val s = "\\"quoted\\" ${"inner"}"',

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kotlin_llm_kernel.install import kernel_spec, main
 
 
@@ -20,7 +19,14 @@ def test_the_kernel_spec_runs_this_python_with_message_interrupts() -> None:
 
 def test_settings_and_another_python_go_into_argv() -> None:
     spec = kernel_spec(["--KotlinKernel.show_warnings=False"], python="/opt/python")
-    assert spec["argv"] == ["/opt/python", "-m", "kotlin_llm_kernel", "-f", "{connection_file}", "--KotlinKernel.show_warnings=False"]
+    assert spec["argv"] == [
+        "/opt/python",
+        "-m",
+        "kotlin_llm_kernel",
+        "-f",
+        "{connection_file}",
+        "--KotlinKernel.show_warnings=False",
+    ]
 
 
 def test_install_into_a_prefix_with_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,7 +48,11 @@ def test_wrong_arguments_are_refused_before_installing(
 ) -> None:
     prefix = str(tmp_path)
     # into the temporary prefix, should the arguments be taken after all
-    given = [prefix if a == "PREFIX" else a for a in arguments] if "--user" in arguments else [*arguments, "--prefix", prefix]
+    given = (
+        [prefix if a == "PREFIX" else a for a in arguments]
+        if "--user" in arguments
+        else [*arguments, "--prefix", prefix]
+    )
     with pytest.raises(SystemExit) as exit_info:
         main(given)
     assert exit_info.value.code == 2

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from kotlin_llm_kernel.java import JavaRuntime
 from kotlin_llm_kernel.jvm import (
     ENV_CLASSPATH,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from traitlets import HasTraits, TraitError
-
 from kotlin_llm_kernel.settings import JsonDict, parse_json_or_text
+from traitlets import HasTraits, TraitError
 
 
 class Holder(HasTraits):
