@@ -3,6 +3,7 @@ package org.kotlinllm.script
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
 import kotlin.test.assertFalse
@@ -44,12 +45,16 @@ class OutputTest {
 
     @Test
     fun `output arrives while the snippet runs`() {
-        ScriptSession(configuration = SessionConfiguration(captureOutput = true)).use { session ->
-            val execution = session.executeAsync("println(\"tick 1\")\nThread.sleep(1500)\nprintln(\"tick 2\")")
-            var first: List<OutputChunk> = emptyList()
-            while (first.isEmpty() && !execution.isDone) first = session.output.drain(100)
-            assertEquals("tick 1\n", first.single().text)
-            assertTrue(!execution.isDone, "the first line came before the snippet ended")
+        val goOn = CountDownLatch(1)
+        ScriptSession(configuration = SessionConfiguration(captureOutput = true)) { "goOn" provides goOn }.use { session ->
+            val execution = session.executeAsync(
+                "println(\"tick 1\")\ngoOn.await(60, java.util.concurrent.TimeUnit.SECONDS)\nprintln(\"tick 2\")",
+            )
+            val first = StringBuilder()
+            while (!first.endsWith("\n")) first.append(text(session.output.drain(60_000), OutputChunk.STDOUT))
+            assertEquals("tick 1\n", first.toString())
+            assertFalse(execution.isDone, "while the snippet waits for the test")
+            goOn.countDown()
             execution.get(60, TimeUnit.SECONDS).assertValue()
             assertEquals("tick 2\n", text(drainAll(session), OutputChunk.STDOUT))
         }
@@ -57,10 +62,13 @@ class OutputTest {
 
     @Test
     fun `waitForOutput tells when output is there without taking it`() {
-        ScriptSession(configuration = SessionConfiguration(captureOutput = true)).use { session ->
+        val printNow = CountDownLatch(1)
+        ScriptSession(configuration = SessionConfiguration(captureOutput = true)) { "printNow" provides printNow }.use { session ->
             assertFalse(session.output.waitForOutput(50), "nothing printed yet")
-            session.executeAsync("launch { delay(300); println(\"later\") }").get(60, TimeUnit.SECONDS).assertValue()
-            assertTrue(session.output.waitForOutput(30_000), "the launched coroutine printed")
+            session.executeAsync("launch { printNow.await(); println(\"later\") }").get(60, TimeUnit.SECONDS).assertValue()
+            assertFalse(session.output.waitForOutput(0), "nothing printed while the launched coroutine waits")
+            printNow.countDown()
+            assertTrue(session.output.waitForOutput(60_000), "the launched coroutine printed")
             assertTrue(session.output.waitForOutput(0), "waiting leaves the output to drain")
             assertEquals("later\n", text(drainAll(session), OutputChunk.STDOUT))
             assertFalse(session.output.waitForOutput(0))
