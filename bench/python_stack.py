@@ -36,6 +36,7 @@ def child(stack: str, spawned: float) -> None:
     from kotlin_llm_kernel.events import SnippetWaiter
     from kotlin_llm_kernel.jvm import start_jvm
     from kotlin_llm_kernel.request import SessionRequest
+
     from workload import Workload
 
     sessions: list[EngineSession] = []
@@ -101,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         for stack in STACKS:
             first, rss = run_one(stack, args.timeout)
             figures[stack].append((first, rss))
-            print(f"{stack} #{round_number}: first result {first:.2f} s, RSS after {CELLS} cells {rss:.1f} MB", flush=True)
+            print(
+                f"{stack} #{round_number}: first result {first:.2f} s, RSS after {CELLS} cells {rss:.1f} MB", flush=True
+            )
     base_first = statistics.median(f for f, _ in figures["none"])
     base_rss = statistics.median(r for _, r in figures["none"])
     print(f"\n| stack | first result, s | RSS after {CELLS} cells, MB | RSS − none, MB |")

@@ -128,7 +128,6 @@ def to_outcome(outcome: Any) -> Outcome:
         text="kotlin.Unit" if unit else str(outcome.getValueText()),
         is_unit=unit,
         warnings=tuple(str(w) for w in result.getWarnings()),
-        resolved_versions={str(k): str(v) for k, v in result.getResolvedVersions().items()},
         resolved=tuple(
             ResolvedDependency(str(d.getCoordinates()), str(d.getVersion()), bool(d.getPreRelease()))
             for d in outcome.getResolvedDependencies()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Phase = Literal["COMPILATION", "EVALUATION"]
@@ -35,7 +35,6 @@ class Value:
     text: str
     is_unit: bool = False
     warnings: tuple[str, ...] = ()
-    resolved_versions: dict[str, str] = field(default_factory=dict)
     resolved: tuple[ResolvedDependency, ...] = ()
     stdout: str = ""
     stderr: str = ""
@@ -43,6 +42,11 @@ class Value:
     @property
     def ok(self) -> bool:
         return True
+
+    @property
+    def resolved_versions(self) -> dict[str, str]:
+        """The versions chosen for the version-less dependencies, by coordinates (the spec's resolvedVersions)."""
+        return {dependency.coordinates: dependency.version for dependency in self.resolved}
 
     def __str__(self) -> str:
         return "" if self.is_unit else self.text

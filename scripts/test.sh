@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
-# Runs every test: the engine's JVM tests with Maven (on the default JDK, and again on a JDK 25 when one is found)
-# and the Python tests with pytest (real kernels over the real protocol). Exits non-zero on any failure.
+# Runs every check: the Python unit tests first (a second; a failure ends the run at once), the lint, format and type
+# checks of kotlin_llm_kernel/, the engine's JVM tests with Maven (on the default JDK, and again on a JDK 25 when one
+# is found) and all Python tests with pytest (real kernels over the real protocol). Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 
+echo "== Python unit tests (pytest -m 'not slow') =="
+.venv/bin/python -m pytest tests -q -m "not slow" || { echo "unit tests failed (or none were collected)" >&2; exit 1; }
+
 failed=0
+echo "== ruff check kotlin_llm_kernel =="
+.venv/bin/ruff check kotlin_llm_kernel || failed=1
+echo "== ruff format --check kotlin_llm_kernel =="
+.venv/bin/ruff format --check kotlin_llm_kernel || failed=1
+echo "== mypy (kotlin_llm_kernel) =="
+.venv/bin/mypy || failed=1
+
 echo "== JVM tests (default JDK) =="
 mvn -B -f jvm/pom.xml verify -Dengine.build.dir="$PWD/build/jvm-verify" || failed=1
 

@@ -1,4 +1,5 @@
-"""Every test sees the kernelspecs of this checkout in a private JUPYTER_PATH (set before any kernel starts)."""
+"""Every test sees the kernelspecs of this checkout in a private JUPYTER_PATH (set before any kernel starts); the
+tests outside tests/unit/ are marked slow."""
 
 from __future__ import annotations
 
@@ -34,6 +35,16 @@ def _install_kernelspecs() -> None:
 
 
 _install_kernelspecs()
+
+
+_UNIT = Path(__file__).resolve().parent / "unit"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test outside tests/unit/ starts a kernel, a JVM or a build: ``pytest -m "not slow"`` leaves them out."""
+    for item in items:
+        if _UNIT not in item.path.parents:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

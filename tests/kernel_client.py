@@ -61,9 +61,12 @@ class Cell:
         return self.reply["metadata"].get("kotlin_llm", {})
 
 
-def collect(kc: BlockingKernelClient, msg_id: str, timeout: float = CELL_TIMEOUT) -> Cell:
+def collect(
+    kc: BlockingKernelClient, msg_id: str, timeout: float = CELL_TIMEOUT, seen: list[dict[str, Any]] | None = None
+) -> Cell:
+    """The cell of ``msg_id``, once it is idle; ``seen`` are its messages already read (by :func:`read_until`)."""
     deadline = time.monotonic() + timeout
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = list(seen or [])
     while True:
         msg = kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
         if msg["parent_header"].get("msg_id") != msg_id:
@@ -78,6 +81,24 @@ def collect(kc: BlockingKernelClient, msg_id: str, timeout: float = CELL_TIMEOUT
         reply = kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.1))
         if reply["parent_header"].get("msg_id") == msg_id:
             return Cell(reply=reply, messages=messages)
+
+
+def read_until(
+    kc: BlockingKernelClient, msg_id: str, printed: str, timeout: float = CELL_TIMEOUT
+) -> list[dict[str, Any]]:
+    """The iopub messages of the cell ``msg_id`` up to the stream message in which ``printed`` appears (the cell is
+    still running then if it waits for something after printing it); pass them to :func:`collect` as ``seen``."""
+    deadline = time.monotonic() + timeout
+    messages: list[dict[str, Any]] = []
+    text = ""
+    while printed not in text:
+        msg = kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1))
+        if msg["parent_header"].get("msg_id") != msg_id or msg["msg_type"] in ("status", "execute_input"):
+            continue
+        messages.append(msg)
+        if msg["msg_type"] == "stream":
+            text += msg["content"]["text"]
+    return messages
 
 
 def execute(kc: BlockingKernelClient, code: str, timeout: float = CELL_TIMEOUT, **kwargs: Any) -> Cell:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import jupyter_kernel_test as jkt
+
 from kernel_client import STARTUP_TIMEOUT, warm_up
 
 
@@ -14,15 +17,15 @@ class KotlinKernelConformance(jkt.KernelTests):
     code_hello_world = 'println("hello, world")'
     code_stderr = 'System.err.println("oops")'
     code_generate_error = 'error("boom")'
-    code_execute_result = [
+    code_execute_result: ClassVar[list[dict[str, str]]] = [
         {"code": "6 * 7", "result": "42"},
         {"code": '"kot" + "lin"', "result": "kotlin"},
         {"code": "listOf(1, 2)", "result": "[1, 2]"},
     ]
-    completion_samples = [{"text": "printl", "matches": {"println"}}]
-    complete_code_samples = ["1 + 1", "fun f() = 1", 'val s = """a\n${1}"""']
-    incomplete_code_samples = ["fun f() {", "listOf(1,", 'val s = """a', "x +"]
-    invalid_code_samples = ["1 + 1)", "}"]
+    completion_samples: ClassVar[list[dict[str, object]]] = [{"text": "printl", "matches": {"println"}}]
+    complete_code_samples: ClassVar[list[str]] = ["1 + 1", "fun f() = 1", 'val s = """a\n${1}"""']
+    incomplete_code_samples: ClassVar[list[str]] = ["fun f() {", "listOf(1,", 'val s = """a', "x +"]
+    invalid_code_samples: ClassVar[list[str]] = ["1 + 1)", "}"]
 
     @classmethod
     def setUpClass(cls) -> None:

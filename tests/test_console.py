@@ -24,14 +24,20 @@ def console() -> pexpect.spawn:
     env = dict(os.environ, TERM="xterm", COLUMNS="200", LINES="50")
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "jupyter", "console", "--kernel", "kotlin-llm", "--ZMQTerminalInteractiveShell.kernel_timeout=180",
+        [
+            "-m",
+            "jupyter",
+            "console",
+            "--kernel",
+            "kotlin-llm",
+            "--ZMQTerminalInteractiveShell.kernel_timeout=180",
         ],
         env=env,
         encoding="utf-8",
         timeout=TIMEOUT,
         dimensions=(50, 200),
     )
-    child.logfile_read = open(os.environ.get("KOTLIN_LLM_CONSOLE_LOG", os.devnull), "w")  # noqa: SIM115
+    child.logfile_read = open(os.environ.get("KOTLIN_LLM_CONSOLE_LOG", os.devnull), "w")
     child.expect(prompt("In", 1))
     yield child
     child.sendcontrol("d")  # end of input; the console asks to confirm

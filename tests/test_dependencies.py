@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
+
 from kernel_client import execute, running_kernel, warm_up
 from maven_repository import add_artifact, add_metadata, served
 
@@ -42,14 +43,18 @@ def kernel_with_repository(repository: str, tmp_path_factory: pytest.TempPathFac
 
 
 def test_a_version_less_dependency_shows_the_version_it_resolved_to(kernel_with_repository: object) -> None:
-    cell = execute(kernel_with_repository, '@file:DependsOn("com.example:greeter")\ncom.example.greeter.Greeter.version()')
+    cell = execute(
+        kernel_with_repository, '@file:DependsOn("com.example:greeter")\ncom.example.greeter.Greeter.version()'
+    )
     assert cell.status == "ok", cell.error
     assert cell.result == "1.1"
     assert "Resolved 'com.example:greeter' to its latest stable version '1.1'" in cell.stdout + cell.stderr
     assert cell.kotlin_llm["resolved_versions"] == {"com.example:greeter": "1.1"}
 
 
-def test_an_unresolvable_dependency_is_a_located_compilation_error(kernel_with_repository: object, repository: str) -> None:
+def test_an_unresolvable_dependency_is_a_located_compilation_error(
+    kernel_with_repository: object, repository: str
+) -> None:
     cell = execute(kernel_with_repository, '@file:DependsOn("com.example:nosuch:1.0")\nval x = 1')
     assert cell.status == "error"
     number = cell.content["execution_count"]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kernel_client import execute, request, running_kernel, warm_up
 
 PROPERTIES = {"greeting": "Hello", "answer": 42, "ratio": 0.5, "flag": True, "names": ["a", "b"], "config": {"k": "v"}}
@@ -20,6 +20,8 @@ SETTINGS = [
     "--KotlinKernel.jvm_options=['-Xmx700m']",
     "--KotlinKernel.log_level=DEBUG",
 ]
+#: Only catches a kernel that does not exit: it typically exits within a second of the request.
+SHUTDOWN_HANG_GUARD = 30
 
 
 @pytest.fixture(scope="module")
@@ -79,23 +81,13 @@ def test_restart_gives_a_new_session(configured: tuple[Any, Any]) -> None:
     assert execute(kc, "greeting").result == "Hello"
 
 
-def test_shutdown_exits_promptly_despite_java_threads(configured: tuple[Any, Any]) -> None:
+def test_shutdown_request_ends_the_kernel_despite_java_threads(configured: tuple[Any, Any]) -> None:
     km, kc = configured
     execute(kc, "Thread { Thread.sleep(600_000) }.apply { isDaemon = false }.start()")
-    pid = km.provisioner.pid
-    started = time.monotonic()
+    process = km.provisioner.process
     kc.shutdown()
-    while time.monotonic() - started < 30:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        if km.provisioner.process is not None and km.provisioner.process.poll() is not None:
-            break
-        time.sleep(0.05)
-    elapsed = time.monotonic() - started
+    process.wait(timeout=SHUTDOWN_HANG_GUARD)  # a non-daemon Java thread must not keep the process alive
     assert not km.is_alive(), "the kernel must exit after shutdown_request"
-    print(f"kernel exited {elapsed:.2f} s after shutdown_request")
 
 
 def test_missing_java_is_explained(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from kotlin_llm_kernel.java_runtime import JavaNotFoundError, JavaRuntime, find_java
 from kotlin_llm_kernel.json_trait import JsonDict
 from kotlin_llm_kernel.jvm_options import jvm_command
@@ -39,8 +38,15 @@ def test_install_command_and_kernelspec_list(tmp_path: Path) -> None:
 
 def test_install_passes_settings_to_argv(tmp_path: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "kotlin_llm_kernel", "install", "--prefix", str(tmp_path),
-         "--KotlinKernel.show_warnings=False"],
+        [
+            sys.executable,
+            "-m",
+            "kotlin_llm_kernel",
+            "install",
+            "--prefix",
+            str(tmp_path),
+            "--KotlinKernel.show_warnings=False",
+        ],
         check=True,
         capture_output=True,
     )
@@ -105,7 +111,9 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     venv.create(env_dir, system_site_packages=True, with_pip=True)
     python = env_dir / "bin" / "python"
     no_maven = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    no_maven["PATH"] = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("mvn", path=p))
+    no_maven["PATH"] = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("mvn", path=p)
+    )
     no_maven.pop("KOTLIN_LLM_ENGINE_JARS", None)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=no_maven)
     probe = "from kotlin_llm_kernel.jvm_options import engine_jars; print(engine_jars()[0][0])"

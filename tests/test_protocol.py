@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import queue
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from kernel_client import Cell, execute, request, running_kernel
+
+from kernel_client import Cell, collect, execute, read_until, request, running_kernel
 
 pytestmark = pytest.mark.usefixtures("kernel")
 
@@ -51,7 +53,7 @@ def test_null_shows_null_and_unit_shows_nothing(kc: Any) -> None:
 def test_empty_cell_is_not_a_snippet(kc: Any) -> None:
     empty = execute(kc, "  \n\n")
     assert empty.status == "ok" and empty.messages == []
-    after = execute(kc, "error(\"where am I\")")
+    after = execute(kc, 'error("where am I")')
     assert f"{snippet(after)}:1" in "\n".join(after.content["traceback"])
 
 
@@ -107,19 +109,33 @@ def test_output_of_child_processes_reaches_the_cell() -> None:
                 msg = own.get_iopub_msg(timeout=1)
             except queue.Empty:
                 continue
-            if msg["msg_type"] == "stream" and msg["parent_header"].get("msg_id") == cell.reply["parent_header"]["msg_id"]:
+            if (
+                msg["msg_type"] == "stream"
+                and msg["parent_header"].get("msg_id") == cell.reply["parent_header"]["msg_id"]
+            ):
                 text += msg["content"]["text"]
         assert text == "from a child process\n"
 
 
-def test_output_streams_while_the_cell_runs(kc: Any) -> None:
-    cell = execute(kc, 'for (i in 1..4) {\n    println("tick $i")\n    Thread.sleep(400)\n}')
-    streams = cell.outputs("stream")
-    assert cell.stdout == "".join(f"tick {i}\n" for i in range(1, 5))
-    assert len(streams) >= 3, "ticks 400 ms apart must arrive as separate messages"
-    first = streams[0]["header"]["date"]
-    reply = cell.reply["header"]["date"]
-    assert (reply - first).total_seconds() >= 0.9, "the first tick must be sent while the cell still runs"
+def wait_for_file(path: Path) -> str:
+    """Kotlin that waits (at most a minute, so a failed test cannot block the shared kernel) until ``path`` exists."""
+    return (
+        f'val gate = java.io.File("""{path}""")\n'
+        "val gateDeadline = System.nanoTime() + 60_000_000_000L\n"
+        "while (!gate.exists() && System.nanoTime() < gateDeadline) Thread.sleep(10)\n"
+    )
+
+
+def test_output_streams_while_the_cell_runs(kc: Any, tmp_path: Path) -> None:
+    gate = tmp_path / "go-on"
+    msg_id = kc.execute(f'println("tick 1")\n{wait_for_file(gate)}println("tick 2")')
+    seen = read_until(kc, msg_id, "tick 1")  # sent while the cell waits for the file this test has not made yet
+    assert "tick 2" not in "".join(m["content"].get("text", "") for m in seen)
+    gate.touch()
+    cell = collect(kc, msg_id, seen=seen)
+    assert cell.status == "ok", cell.content
+    assert cell.stdout == "tick 1\ntick 2\n"
+    assert len(cell.outputs("stream")) >= 2
 
 
 def test_output_of_await_and_launch(kc: Any) -> None:
@@ -135,11 +151,17 @@ def test_output_of_await_and_launch(kc: Any) -> None:
     assert cell.result == "done"
 
 
-def test_output_printed_between_cells_goes_under_the_cell_that_launched_it(kc: Any) -> None:
-    first = execute(kc, 'launch { delay(700); println("late line") }\n"launched"')
+def test_output_printed_between_cells_goes_under_the_cell_that_launched_it(kc: Any, tmp_path: Path) -> None:
+    gate = tmp_path / "print-now"
+    code = (
+        f'launch {{\n    while (!java.io.File("""{gate}""").exists()) delay(10)\n    println("late line")\n}}\n'
+        '"launched"'
+    )
+    first = execute(kc, code)
     assert first.result == "launched"
     assert first.stdout == ""
     launched_by = first.reply["parent_header"]["msg_id"]
+    gate.touch()  # the launched coroutine prints only now, after its cell has ended
     text = ""
     deadline = time.monotonic() + 30
     while "late line" not in text and time.monotonic() < deadline:
@@ -186,7 +208,7 @@ def test_complete_members(kc: Any) -> None:
     execute(kc, 'val memberProbe = "abc"')
     reply = request(kc, "complete_request", code=code, cursor_pos=len(code))["content"]
     if reply["metadata"]["kotlin_llm"]["source"] != "engine":
-        pytest.fail("member completion needs ScriptSession.complete(code, cursor) of the engine, which is missing")
+        pytest.fail(f"member completion did not come from the engine's ScriptSession.complete: {reply['metadata']}")
     assert "length" in reply["matches"]
     assert reply["cursor_start"] == len(code) - 3
 

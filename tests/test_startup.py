@@ -11,18 +11,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kernel_client import execute, running_kernel
-
 from kotlin_llm_kernel import cds
 from kotlin_llm_kernel.java_runtime import find_java
 from kotlin_llm_kernel.jvm_options import jvm_command
 from kotlin_llm_kernel.request import JvmRequest
 
+from kernel_client import execute, running_kernel
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
 
 ARGUMENTS = 'java.lang.management.ManagementFactory.getRuntimeMXBean().inputArguments.joinToString("\\n")'
-MAPPED_FILES = 'java.io.File("/proc/self/maps").readLines().map { it.substringAfterLast(" ") }.toSet().joinToString("\\n")'
-ARCHIVE_TIMEOUT = 900
+MAPPED_FILES = (
+    'java.io.File("/proc/self/maps").readLines().map { it.substringAfterLast(" ") }.toSet().joinToString("\\n")'
+)
+#: Only catches a helper that never finishes: making the archive typically takes a minute or two.
+ARCHIVE_HANG_GUARD = 900
 
 
 def _env(cache: Path, **extra: str) -> dict[str, str]:
@@ -54,11 +57,13 @@ def made_archive(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     arguments, _ = _start_facts(_env(cache))
     assert str(cache) not in arguments, "the first start has no archive yet"
     archive = _archive_in(cache)
-    deadline = time.monotonic() + ARCHIVE_TIMEOUT
+    # polled: a detached process makes it, which the test cannot wait on; it is done when its lock is gone
+    deadline = time.monotonic() + ARCHIVE_HANG_GUARD
     while not (archive.exists() and not archive.with_name(archive.name + ".lock").exists()):
         failed = archive.with_name(archive.name + ".failed")
         assert not failed.exists(), failed.read_text(encoding="utf-8")
-        assert time.monotonic() < deadline, f"no archive after {ARCHIVE_TIMEOUT} s: {sorted(cache.iterdir())}"
+        if time.monotonic() > deadline:
+            pytest.fail(f"no archive after {ARCHIVE_HANG_GUARD} s: {sorted(cache.iterdir())}")
         time.sleep(1)
     yield archive
 
@@ -95,40 +100,9 @@ def test_config_file_settings_reach_the_early_started_jvm(tmp_path: Path) -> Non
     config = {"KotlinKernel": {"jvm_options": ["-Dkotlinllm.test.origin=config-file"]}}
     (tmp_path / "kotlin_llm_kernel_config.json").write_text(json.dumps(config), encoding="utf-8")
     env = _env(tmp_path / "cache", JUPYTER_CONFIG_DIR=str(tmp_path), **{cds.ENV_CDS: "0"})
-    with running_kernel(env=env, extra_arguments=["--KotlinKernel.properties={\"answer\": 42}"]) as (_km, kc):
+    with running_kernel(env=env, extra_arguments=['--KotlinKernel.properties={"answer": 42}']) as (_km, kc):
         assert execute(kc, 'System.getProperty("kotlinllm.test.origin")').result == "config-file"
         assert execute(kc, "answer + 1").result == "43"
-
-
-def test_archives_not_used_lately_are_removed_when_a_new_one_is_made(tmp_path: Path) -> None:
-    now = time.time()
-    hours = 60 * 60
-    ages = {  # archive name -> hours since it was last used
-        "engine-java17-aaaa.jsa": 1,
-        "engine-java25-bbbb.aot": 2,
-        "engine-java17-cccc.jsa": 3,
-        "engine-java17-dddd.jsa": 20,  # beyond the three used last, but used within a day
-        "engine-java17-eeee.jsa": 30,
-        "engine-java25-ffff.aot": 100,
-    }
-    for name, age in ages.items():
-        for path in (tmp_path / name, tmp_path / f"{name}.log"):
-            path.write_bytes(b"x")
-            os.utime(path, (now - age * hours, now - age * hours))
-    in_the_making = tmp_path / "engine-java17-gggg.123.tmp.jsa"
-    in_the_making.write_bytes(b"x")
-    os.utime(in_the_making, (now - 100 * hours, now - 100 * hours))
-
-    removed = cds.prune(tmp_path, now=now)
-
-    assert sorted(p.name for p in removed) == [
-        "engine-java17-eeee.jsa", "engine-java17-eeee.jsa.log", "engine-java25-ffff.aot", "engine-java25-ffff.aot.log"
-    ]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [n for n in ages if "eeee" not in n and "ffff" not in n]
-        + [f"{n}.log" for n in ages if "eeee" not in n and "ffff" not in n]
-        + [in_the_making.name]
-    )
 
 
 def test_a_start_marks_its_archive_used(made_archive: Path) -> None:

@@ -1,11 +1,13 @@
-"""is_complete in pure Python: statuses, indent hints, and no pathological slowness."""
+"""is_complete in pure Python (kotlin_llm_kernel.completeness.check): statuses, indent hints, no pathological slowness.
+
+tests/test_protocol.py checks the same answers through a kernel's is_complete_request.
+"""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-
 from kotlin_llm_kernel.completeness import check
 
 COMPLETE = [
@@ -21,12 +23,17 @@ COMPLETE = [
     "val m: Map<String, Int> = mapOf()",
     "listOf(1, 2)\n    .map { it * 2 }",
     '@file:DependsOn("org.jsoup:jsoup:1.16.1")',
-    "x // a comment with ( and \"",
+    'x // a comment with ( and "',
     "/* a /* nested */ comment */ 1",
     "val c = '\\n'",
     'val s = "\\"quoted\\" ${"inner"}"',
     "if (x > 0) 1 else 2",
     "",
+    "fun `a name with spaces`() = 1",
+    'val q = """say ""hi""""',
+    "val r = 1..<10",
+    "val u: String? = null",
+    "for (i in 0 until 3) println(i)",
 ]
 INCOMPLETE = [
     ("fun f() {", "    "),
@@ -43,8 +50,12 @@ INCOMPLETE = [
     ("if (x > 0)", "    "),
     ("if (x > 0) 1 else", "    "),
     ("when (x)", "    "),
+    ("listOf(listOf(1,", "        "),
+    ('val s = """${listOf(', "        "),
+    ("x ?:", "    "),
+    ("try", "    "),
 ]
-INVALID = [")", "(]", "fun f() }", 'println("abc', 'val s = "abc\n"', "val c = 'a"]
+INVALID = [")", "(]", "fun f() }", 'println("abc', 'val s = "abc\n"', "val c = 'a", "`open\nname`"]
 
 
 @pytest.mark.parametrize("code", COMPLETE)
@@ -59,7 +70,7 @@ def test_incomplete(code: str, indent: str) -> None:
 
 @pytest.mark.parametrize("code", INVALID)
 def test_invalid(code: str) -> None:
-    assert check(code).status == "invalid"
+    assert check(code).reply() == {"status": "invalid"}
 
 
 def test_a_large_cell_is_checked_without_pathological_slowness() -> None:

@@ -1,0 +1,98 @@
+"""Which cell each of a session's events goes under (kotlin_llm_kernel.cell_output), on an event loop, no kernel."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from kotlin_llm_kernel.cell_output import Cell, CellOutput
+from kotlin_llm_kernel.events import OutputEvent, SettledEvent
+from kotlin_llm_kernel.output import OutputBudget
+from kotlin_llm_kernel.results import Value
+
+Sent = list[tuple[str, str, Any]]
+
+
+def parent(msg_id: str) -> dict[str, Any]:
+    return {"msg_id": msg_id}
+
+
+def settled(number: int) -> SettledEvent:
+    return SettledEvent(number, Value(value=None, text="kotlin.Unit", is_unit=True), cancelled=False)
+
+
+async def open_cell(output: CellOutput, number: int, *, silent: bool = False, limit: int = 0) -> Cell:
+    cell = Cell(
+        number, parent(f"cell{number}"), silent, OutputBudget(limit), asyncio.get_running_loop().create_future()
+    )
+    output.open(cell)
+    return cell
+
+
+def run(scenario: Any) -> Sent:
+    sent: Sent = []
+    output = CellOutput(lambda stream, text, under: sent.append((stream, text, under)))
+    asyncio.run(scenario(output))
+    return sent
+
+
+def test_a_cells_output_is_coalesced_and_sent_under_it_before_it_settles() -> None:
+    async def scenario(output: CellOutput) -> None:
+        cell = await open_cell(output, 1)
+        output.deliver([OutputEvent(1, "stdout", "a"), OutputEvent(1, "stdout", "b"), OutputEvent(1, "stderr", "!")])
+        assert not cell.settled.done()
+        output.deliver([settled(1)])
+        assert cell.settled.done() and cell.settled.result().snippet_number == 1
+
+    assert run(scenario) == [("stdout", "ab", parent("cell1")), ("stderr", "!", parent("cell1"))]
+
+
+def test_output_before_the_settled_event_of_the_same_batch_is_sent_first() -> None:
+    order: list[str] = []
+
+    async def scenario(output: CellOutput) -> None:
+        cell = await open_cell(output, 2)
+        cell.settled.add_done_callback(lambda _: order.append("settled"))
+        output.deliver([OutputEvent(2, "stdout", "last words\n"), settled(2)])
+        await asyncio.sleep(0)  # lets the done callback run
+
+    sent = run(scenario)
+    assert sent == [("stdout", "last words\n", parent("cell2"))]
+    assert order == ["settled"]
+
+
+def test_output_printed_after_a_cell_settled_goes_under_that_cell_and_is_not_cut() -> None:
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 3, limit=2)
+        output.deliver([settled(3)])
+        output.deliver([OutputEvent(3, "stdout", "late output")])
+
+    assert run(scenario) == [("stdout", "late output", parent("cell3"))]
+
+
+def test_output_of_an_earlier_snippet_printed_while_a_cell_runs_goes_under_the_last_cell() -> None:
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 4)
+        output.deliver([settled(4)])
+        await open_cell(output, 5)
+        output.deliver([OutputEvent(1, "stdout", "from a launched coroutine")])
+
+    assert run(scenario) == [("stdout", "from a launched coroutine", parent("cell5"))]
+
+
+def test_a_silent_cell_shows_nothing_and_a_budget_cuts_the_rest() -> None:
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 6, silent=True)
+        await open_cell(output, 7, limit=4)
+        output.deliver([OutputEvent(6, "stdout", "hidden"), OutputEvent(7, "stdout", "abcdef")])
+
+    assert run(scenario) == [("stdout", "abcd", parent("cell7"))]
+
+
+def test_a_discarded_cell_takes_no_output_of_its_own() -> None:
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 8)
+        output.discard(8)
+        output.deliver([OutputEvent(8, "stdout", "x")])
+
+    assert run(scenario) == [("stdout", "x", parent("cell8"))]
