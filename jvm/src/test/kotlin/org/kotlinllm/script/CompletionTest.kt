@@ -50,4 +50,9 @@ class CompletionTest {
         assertEquals("val shoppingList\n\nvalue: java.util.ArrayList = [milk]", session.inspect("shoppingList.size", 4))
         assertNull(session.inspect("unknownName", 3))
     }
+
+    @Test
+    fun `a provided property is inspected as its declaration, not as the prelude's getter`() {
+        assertEquals("val greeting: kotlin.String", session.inspect("greeting", 3))
+    }
 }

@@ -99,10 +99,18 @@ internal class SnippetParser(project: Project) {
         }
         val bodyStart = when (declaration) {
             is KtNamedFunction -> declaration.equalsToken?.textRange?.startOffset ?: declaration.bodyExpression?.textRange?.startOffset
-            is KtProperty -> declaration.initializer?.let { declaration.equalsToken?.textRange?.startOffset }
+            // a property's header ends before its initializer or its accessors (the provided properties' getters)
+            is KtProperty ->
+                declaration.initializer?.let { declaration.equalsToken?.textRange?.startOffset }
+                    ?: declaration.accessors.firstOrNull()?.textRange?.startOffset
             else -> null
         }
-        val start = declaration.textRange.startOffset
+        // a property's header leaves out its annotations (the prelude's @Suppress and @get:JvmName)
+        val start =
+            (declaration as? KtProperty)?.modifierList?.annotationEntries?.lastOrNull()?.let {
+                declaration.valOrVarKeyword.textRange.startOffset
+            }
+                ?: declaration.textRange.startOffset
         val header = source.text.substring(start, bodyStart ?: declaration.textRange.endOffset).trim()
         val range = declaration.textRange
         return DeclaredName(
