@@ -1,4 +1,5 @@
 @file:JvmName("DisplayFunctions")
+@file:Suppress("ktlint:standard:function-naming") // the names Kotlin notebooks call: DISPLAY, HTML, JSON, USE, …
 
 package org.kotlinllm.script.runtime
 

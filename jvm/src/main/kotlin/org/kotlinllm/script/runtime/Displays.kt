@@ -45,7 +45,6 @@ internal object Displays {
 
         override fun clearOutput(wait: Boolean) = Unit
 
-        override /** [caller] is the snippet's frame that registers it (inside the inlined `render`). */
-        fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?) = Unit
+        override fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?) = Unit
     }
 }

@@ -52,7 +52,15 @@ internal object Json {
         }
     }
 
-    private fun <T> writeContainer(out: StringBuilder, open: String, close: String, items: List<T>, indent: String?, depth: Int, item: (T) -> Unit) {
+    private fun <T> writeContainer(
+        out: StringBuilder,
+        open: String,
+        close: String,
+        items: List<T>,
+        indent: String?,
+        depth: Int,
+        item: (T) -> Unit,
+    ) {
         out.append(open)
         if (items.isEmpty()) {
             out.append(close)

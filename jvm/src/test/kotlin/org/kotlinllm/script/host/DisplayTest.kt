@@ -171,7 +171,8 @@ class DisplayTest {
         val stderr = brokenEvents.filterIsInstance<OutputEvent>().joinToString("") { it.text }
         val registeredAt = brokenEvents.first().snippetNumber - 1
         assertTrue(
-            "[kotlin-llm] render<Broken> registered by snippet$registeredAt.kts:2 threw java.lang.IllegalStateException: bad renderer; shown as text" in
+            "[kotlin-llm] render<Broken> registered by snippet$registeredAt.kts:2 threw " +
+                "java.lang.IllegalStateException: bad renderer; shown as text" in
                 stderr,
             stderr,
         )
