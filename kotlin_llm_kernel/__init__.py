@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Error", "ScriptSession", "SessionOptions", "Value", "__version__", "start_jvm"]
+__all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "__version__", "start_jvm"]
 
 if TYPE_CHECKING:
     from .api import ScriptSession, SessionOptions, start_jvm
-    from .results import Error, Value
+    from .results import ClearOutput, Display, Error, Value
 
 
 def __getattr__(name: str) -> Any:
@@ -26,7 +26,7 @@ def __getattr__(name: str) -> Any:
         from . import api
 
         return getattr(api, name)
-    if name in ("Value", "Error"):
+    if name in ("Value", "Error", "Display", "ClearOutput"):
         from . import results
 
         return getattr(results, name)

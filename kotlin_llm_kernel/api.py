@@ -25,14 +25,14 @@ from types import TracebackType
 from typing import Any
 
 from .engine import EngineSession
-from .events import OutputEvent, SnippetWaiter
+from .events import ClearOutputEvent, DisplayEvent, OutputEvent, SnippetWaiter
 from .jvm import StartedJvm
 from .jvm import start_jvm as _start_jvm
 from .jvm_options import DEFAULT_JVM_OPTIONS
 from .request import JvmRequest, SessionRequest
-from .results import Error, Value
+from .results import ClearOutput, Display, Error, SnippetDisplay, Value
 
-__all__ = ["Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
+__all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
 
 
 def start_jvm(
@@ -71,7 +71,8 @@ class ScriptSession:
         return self._engine.last_snippet_number
 
     def execute(self, code: str) -> Value | Error:
-        """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed.
+        """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed
+        and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order).
 
         Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, then is re-raised.
         """
@@ -86,14 +87,24 @@ class ScriptSession:
                 target.write(event.text)
                 target.flush()
 
+        displays: list[SnippetDisplay] = []
+
+        def on_display(event: DisplayEvent | ClearOutputEvent) -> None:
+            shown = to_display(event)
+            if event.snippet_number == execution.snippet_number:
+                displays.append(shown)
+            if self._options.echo and isinstance(shown, Display):  # an agent reads the text of a display
+                sys.stdout.write(shown.text + "\n")
+                sys.stdout.flush()
+
         try:
-            settled = self._events.wait(execution.snippet_number, on_output)
+            settled = self._events.wait(execution.snippet_number, on_output, on_display=on_display)
         except KeyboardInterrupt:
             execution.cancel()
-            self._events.wait(execution.snippet_number, on_output)
+            self._events.wait(execution.snippet_number, on_output, on_display=on_display)
             raise
         stdout, stderr = "".join(collected["stdout"]), "".join(collected["stderr"])
-        return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr)
+        return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr, displays=tuple(displays))
 
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""
@@ -107,3 +118,10 @@ class ScriptSession:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
+
+
+def to_display(event: DisplayEvent | ClearOutputEvent) -> SnippetDisplay:
+    """The result's form of a display event."""
+    if isinstance(event, ClearOutputEvent):
+        return ClearOutput(event.wait)
+    return Display(event.data, event.metadata, event.display_id, event.update)

@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from .events import Event, OutputEvent, SettledEvent
+from .events import ClearOutputEvent, DisplayEvent, Event, OutputEvent, SettledEvent
 from .output import OutputBudget, coalesce
 
 #: Sends one stream message (stream name, text) under a parent header (None: the current one).
 StreamSender = Callable[[str, str, "dict[str, Any] | None"], None]
+#: Sends one message (msg_type, content) on iopub under a parent header (None: the current one).
+MessageSender = Callable[[str, "dict[str, Any]", "dict[str, Any] | None"], None]
 
 
 @dataclass
@@ -29,13 +31,16 @@ class Cell:
     silent: bool
     budget: OutputBudget
     settled: asyncio.Future[SettledEvent]
+    #: The rich outputs sent for it, in order, for the reply metadata: output_type, mime_types, display_id.
+    outputs: list[dict[str, Any]] = field(default_factory=list)
 
 
 class CellOutput:
     """The cells that wait for their snippets, and where output goes; used on the event loop's thread only."""
 
-    def __init__(self, send: StreamSender) -> None:
+    def __init__(self, send: StreamSender, send_message: MessageSender | None = None) -> None:
         self._send = send
+        self._send_message = send_message
         self._running: dict[int, Cell] = {}
         self._last: Cell | None = None
         self._last_settled: Cell | None = None
@@ -58,6 +63,9 @@ class CellOutput:
                 continue
             self._send_output(pending)
             pending = []
+            if isinstance(event, DisplayEvent | ClearOutputEvent):
+                self._send_display(event)
+                continue
             cell = self._running.pop(event.snippet_number, None)
             if cell is not None:
                 self._last_settled = cell
@@ -83,3 +91,39 @@ class CellOutput:
         for stream, text in chunks:
             if shown := running.budget.admit(text):
                 self._send(stream, shown, running.parent)
+
+    # --- rich output ---
+
+    def _send_display(self, event: DisplayEvent | ClearOutputEvent) -> None:
+        """Sends a display, an update or a clearing under its cell, after the output printed before it."""
+        if self._send_message is None:
+            return
+        running = self._running.get(event.snippet_number)
+        if running is not None and running.silent:
+            return
+        if running is None:  # sent by a coroutine after its cell settled: under the cell, as its output is
+            owner = (
+                self._last_settled
+                if self._last_settled and self._last_settled.number == event.snippet_number
+                else self._last
+            )
+            parent = owner.parent if owner is not None else None
+        else:
+            parent = running.parent
+        msg_type, content, summary = display_message(event)
+        self._send_message(msg_type, content, parent)
+        if running is not None:
+            running.outputs.append(summary)
+
+
+def display_message(event: DisplayEvent | ClearOutputEvent) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The iopub message (msg_type, content) of ``event`` and its entry in the reply metadata's ``outputs``."""
+    if isinstance(event, ClearOutputEvent):
+        return "clear_output", {"wait": event.wait}, {"output_type": "clear_output", "wait": event.wait}
+    msg_type = "update_display_data" if event.update else "display_data"
+    content: dict[str, Any] = {"data": event.data, "metadata": event.metadata}
+    summary: dict[str, Any] = {"output_type": msg_type, "mime_types": list(event.data)}
+    if event.display_id is not None:
+        content["transient"] = {"display_id": event.display_id}
+        summary["display_id"] = event.display_id
+    return msg_type, content, summary

@@ -9,13 +9,15 @@ the engine's own session thread; nothing here runs Kotlin on the calling thread,
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jpype
 
-from .events import Event, OutputEvent, SettledEvent
+from .events import ClearOutputEvent, DisplayEvent, Event, OutputEvent, SettledEvent
 from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
 
@@ -123,6 +125,7 @@ def to_outcome(outcome: Any) -> Outcome:
             evalue=str(outcome.getEvalue()),
         )
     unit = bool(outcome.isUnit())
+    value_data = outcome.getValueData()
     return Value(
         value=None if unit else to_python(result.getValue()),
         text="kotlin.Unit" if unit else str(outcome.getValueText()),
@@ -132,13 +135,46 @@ def to_outcome(outcome: Any) -> Outcome:
             ResolvedDependency(str(d.getCoordinates()), str(d.getVersion()), bool(d.getPreRelease()))
             for d in outcome.getResolvedDependencies()
         ),
+        data={} if value_data is None else mime_data(value_data),
+        metadata={} if value_data is None else json.loads(str(outcome.getValueMetadata())),
     )
+
+
+# --- rich output ---
+
+_JSON_MIME = re.compile(r"^application/(.*\+)?json$")
+
+
+def mime_data(data: Any) -> dict[str, Any]:
+    """A bundle's ``Map<String, String>`` as a dict; JSON MIME types parsed, as Jupyter sends them unpacked."""
+    result: dict[str, Any] = {}
+    for entry in data.entrySet():
+        mime, content = str(entry.getKey()), str(entry.getValue())
+        result[mime] = json.loads(content) if _JSON_MIME.match(mime) else content
+    return result
+
+
+def to_display_event(event: Any, number: int) -> DisplayEvent | ClearOutputEvent | None:
+    """A ``DisplayEvent`` or ``ClearOutputEvent``; None for any other event."""
+    if isinstance(event, jpype.JClass(f"{HOST}.DisplayEvent")):
+        return DisplayEvent(
+            number,
+            mime_data(event.getData()),
+            json.loads(str(event.getMetadata())),
+            _optional_string(event.getDisplayId()),
+            bool(event.getUpdate()),
+        )
+    if isinstance(event, jpype.JClass(f"{HOST}.ClearOutputEvent")):
+        return ClearOutputEvent(number, bool(event.getWait()))
+    return None
 
 
 def to_event(event: Any) -> Event:
     number = int(event.getSnippetNumber())
     if isinstance(event, jpype.JClass(f"{HOST}.OutputEvent")):
         return OutputEvent(number, str(event.getStream()), str(event.getText()))
+    if (display := to_display_event(event, number)) is not None:
+        return display
     outcome = event.getOutcome()
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
@@ -168,6 +204,9 @@ class EngineSession:
             _java_list(request.repositories) if request.repositories else None,
             _java_millis(request.resolution_timeout),
             None,  # the Maven settings file: the engine's default
+            None
+            if request.max_display_bytes is None
+            else jpype.JClass("java.lang.Long").valueOf(request.max_display_bytes),
         )
         self._session = jpype.JClass(f"{HOST}.HostSession").create(properties_to_java(request.properties), settings)
         self._closed = False

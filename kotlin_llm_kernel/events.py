@@ -12,7 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .results import Outcome
 
@@ -40,7 +40,30 @@ class SettledEvent:
     cancelled: bool
 
 
-Event = OutputEvent | SettledEvent
+# --- rich output: displays and clearing ---
+
+
+@dataclass(frozen=True)
+class DisplayEvent:
+    """A rich output (``display_data``, or ``update_display_data`` when ``update``), in order with the output and
+    tagged with a snippet as it is; JSON MIME types are parsed (dict or list), images are base64 text."""
+
+    snippet_number: int
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    display_id: str | None
+    update: bool
+
+
+@dataclass(frozen=True)
+class ClearOutputEvent:
+    """The snippet cleared its cell's output; with ``wait``, once new output arrives."""
+
+    snippet_number: int
+    wait: bool
+
+
+Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent
 
 
 class EventSource(Protocol):
@@ -99,8 +122,10 @@ class SnippetWaiter:
         snippet_number: int,
         on_output: Callable[[OutputEvent], None] | None = None,
         timeout: float | None = None,
+        on_display: Callable[[DisplayEvent | ClearOutputEvent], None] | None = None,
     ) -> SettledEvent:
-        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles.
+        """Hands the output read meanwhile to ``on_output`` (and displays to ``on_display``), in order, until
+        ``snippet_number`` settles.
 
         ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
         """
@@ -118,6 +143,9 @@ class SnippetWaiter:
             if isinstance(event, OutputEvent):
                 if on_output is not None:
                     on_output(event)
+            elif isinstance(event, DisplayEvent | ClearOutputEvent):
+                if on_display is not None:
+                    on_display(event)
             elif event.snippet_number == snippet_number:
                 with self._changed:
                     self._settled.pop(snippet_number, None)

@@ -83,6 +83,8 @@ def jvm_command(request: JvmRequest, java: JavaRuntime) -> tuple[list[str], list
         # The engine logs through SLF4J; without a provider SLF4J warns on the snippets' stderr. Overridable.
         "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
         "-Dslf4j.internal.verbosity=WARN",
+        # images drawn with java.awt (rich output) never look for a display server
+        "-Djava.awt.headless=true",
         *_version_options(java),
         *request.default_options,
         *request.options,

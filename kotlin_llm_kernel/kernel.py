@@ -72,7 +72,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._worker = DaemonWorker("kotlin-llm-worker")
         self._running: Execution | None = None
         self._reply_metadata: dict[str, Any] = {}
-        self._cells = CellOutput(self._send_stream)
+        self._cells = CellOutput(self._send_stream, self._send_message)
         self._reader: EventReader | None = None
         self._session: Future[EngineSession] = self._start()
 
@@ -139,6 +139,13 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             self.send_response(self.iopub_socket, "stream", content)
         elif self.session is not None:
             self.session.send(self.iopub_socket, "stream", content, parent=parent)
+
+    def _send_message(self, msg_type: str, content: dict[str, Any], parent: dict[str, Any] | None) -> None:
+        """A rich output (display_data, update_display_data, clear_output) under ``parent`` (None: the current)."""
+        if parent is None:
+            self.send_response(self.iopub_socket, msg_type, content)
+        elif self.session is not None:
+            self.session.send(self.iopub_socket, msg_type, content, parent=parent)
 
     def set_parent(self, ident: Any, parent: dict[str, Any], channel: str = "shell") -> None:
         """Output written to the process's file descriptors (child processes, the JVM itself) goes under the cell
@@ -222,6 +229,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if (notice := cell.budget.notice()) and not silent:
             self._send_stream("stderr", notice)
         self._reply_metadata["interrupted"] = settled.cancelled
+        self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled
 
     def _finish(self, settled: SettledEvent, number: int, silent: bool) -> dict[str, Any]:
@@ -239,12 +247,15 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             if notes:
                 self._send_stream("stderr", "\n\n".join(n.rstrip("\n") for n in notes) + "\n")
             if not outcome.is_unit:
-                content = {"execution_count": number, "data": {"text/plain": outcome.text}, "metadata": {}}
+                data = outcome.data or {"text/plain": outcome.text}
+                content = {"execution_count": number, "data": data, "metadata": outcome.metadata}
                 self.send_response(self.iopub_socket, "execute_result", content)
+                meta.setdefault("outputs", []).append({"output_type": "execute_result", "mime_types": list(data)})
         return self._reply_ok()
 
     def finish_metadata(self, parent: Any, metadata: dict[str, Any], reply_content: dict[str, Any]) -> dict[str, Any]:
-        """Machine-readable extras for agents: phase, snippet name, warnings, resolved versions, interrupted."""
+        """Machine-readable extras for agents: phase, snippet name, warnings, resolved versions, interrupted, and
+        the rich outputs in order (output_type, mime_types, display_id)."""
         metadata = super().finish_metadata(parent, metadata, reply_content)
         if self._reply_metadata:
             metadata["kotlin_llm"] = self._reply_metadata

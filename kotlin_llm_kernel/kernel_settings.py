@@ -47,6 +47,11 @@ class KotlinKernel(Configurable):
     max_output_chars = Int(
         20_000_000, help="Characters of output shown per cell; the rest is cut with a notice (0: no limit)."
     ).tag(config=True)
+    max_display_bytes = Int(
+        10_000_000,
+        help="Bytes of rich data (HTML, images, JSON) one display or cell value may carry; past it only its text is "
+        "shown, with a notice.",
+    ).tag(config=True)
     log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
 
     def engine_request(self) -> EngineRequest:
@@ -63,5 +68,6 @@ class KotlinKernel(Configurable):
             local_repository=self.local_repository or None,
             repositories=tuple(self.repositories),
             resolution_timeout=self.resolution_timeout or None,
+            max_display_bytes=self.max_display_bytes,
         )
         return EngineRequest(jvm, session)

@@ -37,6 +37,8 @@ class SessionRequest:
     local_repository: str | None = None
     repositories: tuple[str, ...] = ()
     resolution_timeout: float | None = None  # seconds
+    #: Bytes of rich data one display or value may carry before only its text is kept (None: the engine's 10 MB).
+    max_display_bytes: int | None = None
 
     def __post_init__(self) -> None:
         # read-only, so that the request cannot change after it was built

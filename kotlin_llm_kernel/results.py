@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Phase = Literal["COMPILATION", "EVALUATION"]
@@ -22,6 +22,34 @@ class ResolvedDependency:
         return f"Resolved '{self.coordinates}' to its latest {kind} version '{self.version}'"
 
 
+# --- rich output: displays of a snippet ---
+
+
+@dataclass(frozen=True)
+class Display:
+    """A rich output a snippet sent (``DISPLAY``, ``UPDATE_DISPLAY``): MIME type → content (``application/json`` as
+    a dict or list, images as base64 text), its metadata, and its display id when it has one."""
+
+    data: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    display_id: str | None = None
+    update: bool = False
+
+    @property
+    def text(self) -> str:
+        return str(self.data.get("text/plain", ""))
+
+
+@dataclass(frozen=True)
+class ClearOutput:
+    """The snippet cleared its output (``clearOutput(wait)``)."""
+
+    wait: bool = False
+
+
+SnippetDisplay = Display | ClearOutput
+
+
 @dataclass(frozen=True)
 class Value:
     """A snippet that compiled and ran to its end, like the engine's ``ScriptResult.Value``.
@@ -38,6 +66,11 @@ class Value:
     resolved: tuple[ResolvedDependency, ...] = ()
     stdout: str = ""
     stderr: str = ""
+    #: The value's MIME bundle (``text/plain`` is ``text``; empty for Unit) and its metadata.
+    data: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    #: What the snippet displayed, in order.
+    displays: tuple[SnippetDisplay, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -67,6 +100,8 @@ class Error:
     evalue: str
     stdout: str = ""
     stderr: str = ""
+    #: What the snippet displayed before it failed, in order.
+    displays: tuple[SnippetDisplay, ...] = ()
 
     @property
     def ok(self) -> bool:

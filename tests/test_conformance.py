@@ -22,6 +22,11 @@ class KotlinKernelConformance(jkt.KernelTests):
         {"code": '"kot" + "lin"', "result": "kotlin"},
         {"code": "listOf(1, 2)", "result": "[1, 2]"},
     ]
+    code_display_data: ClassVar[list[dict[str, str]]] = [
+        {"code": 'DISPLAY(HTML("<b>x</b>"))', "mime": "text/html"},
+        {"code": 'DISPLAY(MIME("text/markdown" to "**x**"))', "mime": "text/markdown"},
+    ]
+    code_clear_output = "clearOutput()"
     completion_samples: ClassVar[list[dict[str, object]]] = [{"text": "printl", "matches": {"println"}}]
     complete_code_samples: ClassVar[list[str]] = ["1 + 1", "fun f() = 1", 'val s = """a\n${1}"""']
     incomplete_code_samples: ClassVar[list[str]] = ["fun f() {", "listOf(1,", 'val s = """a', "x +"]

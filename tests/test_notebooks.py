@@ -85,3 +85,14 @@ def test_tour_notebook() -> None:
     assert text(ticks) == "tick 1\ntick 2\ntick 3\n" and text(ticks, "stderr") == "done ticking\n"
     warned = by_source['@Deprecated("use greet()")']
     assert "warning:" in text(warned, "stderr") and result(warned) == "Hello, Alice, Bob"
+    table = outputs(by_source["data class City(val name: String, val population: Int)"], "execute_result")[0]
+    assert table.data["text/html"].startswith("<table><tr><th>city</th>")
+    assert table.data["text/plain"] == "[City(name=Lyon, population=522000), City(name=Porto, population=232000)]"
+    picture = outputs(
+        by_source["val picture = java.awt.image.BufferedImage(120, 80, java.awt.image.BufferedImage.TYPE_INT_ARGB)"],
+        "execute_result",
+    )[0]
+    assert picture.metadata == {"image/png": {"width": 120, "height": 80}}
+    progress = by_source['println("progress:")']
+    assert [o.data["text/plain"] for o in outputs(progress, "display_data")] == ["step 2 of 2: done"]
+    nbformat.validate(nb)

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from kotlin_llm_kernel.cell_output import Cell, CellOutput
-from kotlin_llm_kernel.events import OutputEvent, SettledEvent
+from kotlin_llm_kernel.events import ClearOutputEvent, DisplayEvent, OutputEvent, SettledEvent
 from kotlin_llm_kernel.output import OutputBudget
 from kotlin_llm_kernel.results import Value
 
@@ -96,3 +96,47 @@ def test_a_discarded_cell_takes_no_output_of_its_own() -> None:
         output.deliver([OutputEvent(8, "stdout", "x")])
 
     assert run(scenario) == [("stdout", "x", parent("cell8"))]
+
+
+# --- rich output ---
+
+
+def test_displays_go_under_their_cell_after_its_pending_output_and_are_listed_for_the_reply() -> None:
+    messages: Sent = []
+    cells: list[Cell] = []
+
+    async def scenario(output: CellOutput) -> None:
+        cell = await open_cell(output, 3)
+        cells.append(cell)
+        output.deliver(
+            [
+                OutputEvent(3, "stdout", "first\n"),
+                DisplayEvent(3, {"text/plain": "x", "text/html": "<b>x</b>"}, {}, None, False),
+                DisplayEvent(3, {"text/plain": "y"}, {}, "d", True),
+                ClearOutputEvent(3, True),
+                settled(3),
+            ]
+        )
+
+    def send(stream: str, text: str, under: Any) -> None:
+        messages.append((stream, text, under))
+
+    def send_message(msg_type: str, content: dict[str, Any], under: Any) -> None:
+        messages.append((msg_type, content, under))
+
+    asyncio.run(scenario(CellOutput(send, send_message)))
+    assert messages == [
+        ("stdout", "first\n", parent("cell3")),
+        ("display_data", {"data": {"text/plain": "x", "text/html": "<b>x</b>"}, "metadata": {}}, parent("cell3")),
+        (
+            "update_display_data",
+            {"data": {"text/plain": "y"}, "metadata": {}, "transient": {"display_id": "d"}},
+            parent("cell3"),
+        ),
+        ("clear_output", {"wait": True}, parent("cell3")),
+    ]
+    assert cells[0].outputs == [
+        {"output_type": "display_data", "mime_types": ["text/plain", "text/html"]},
+        {"output_type": "update_display_data", "mime_types": ["text/plain"], "display_id": "d"},
+        {"output_type": "clear_output", "wait": True},
+    ]

@@ -8,12 +8,14 @@ import org.kotlinllm.script.internal.Completer
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
+import org.kotlinllm.script.internal.SessionDisplay
 import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SessionScope
 import org.kotlinllm.script.internal.SessionSymbols
 import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.internal.SnippetRunner
+import org.kotlinllm.script.runtime.Displays
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -46,6 +48,11 @@ public class ScriptSession internal constructor(
 
     private val id: Long
     private val scope: SessionScope
+
+    /** The session's display functions and renderers; its displays go to a host that shows them. */
+    private val display = SessionDisplay(host as? org.kotlinllm.script.internal.DisplayTarget) { frame ->
+        if (::runner.isInitialized) runner.locate(frame) else "${frame.fileName}:${frame.lineNumber}"
+    }
     private val symbols = SessionSymbols()
     private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name })
     private val tasks = LinkedBlockingQueue<Runnable>()
@@ -71,7 +78,8 @@ public class ScriptSession internal constructor(
         ProvidedProperties.validate(properties)
         id = ProvidedProperties.register(properties)
         host?.let(OutputRouting::register)
-        scope = SessionScope(dispatcher, host) { error -> reportUncaught(error) }
+        scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
+        Displays.opened(display)
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
             isDaemon = true
             // a thread started from a JPype-attached thread inherits no context class loader
@@ -159,7 +167,9 @@ public class ScriptSession internal constructor(
             }
             execution.complete(run.result)
             execution.settled.complete(run.result)
-            host?.snippetSettled(number, run, execution.isCancelled)
+            // a host that shows rich output gets the value's bundle, rendered here with the session's renderers
+            val shown = if (host is org.kotlinllm.script.internal.DisplayTarget) display.withValueBundle(run) else run
+            host?.snippetSettled(number, shown, execution.isCancelled)
         }
         return execution
     }
@@ -171,6 +181,7 @@ public class ScriptSession internal constructor(
 
     private fun serve() {
         OutputRouting.current.set(host)
+        Displays.current.set(display)
         scope.bindToCurrentThread()
         while (true) {
             val task = try {
@@ -235,6 +246,7 @@ public class ScriptSession internal constructor(
         scope.cancel()
         tasks.put(STOP)
         host?.let(OutputRouting::unregister)
+        Displays.closed(display)
         ProvidedProperties.unregister(id)
     }
 

@@ -37,3 +37,34 @@ public class SettledEvent(
 ) : HostEvent() {
     override fun toString(): String = "SettledEvent($snippetNumber, $outcome)"
 }
+
+// --- rich output: displays and clearing (DisplayEvent, ClearOutputEvent) ---
+
+/**
+ * A rich output of a snippet: `display_data` ([update] false) or `update_display_data` ([update] true), sent by
+ * `DISPLAY`, `UPDATE_DISPLAY` or `notebook.display`; in order with the [OutputEvent]s (what was printed before it
+ * comes before it), and tagged with a snippet as they are.
+ *
+ * @property data MIME type → content as text: JSON MIME types (`application/json`, `application/…+json`) as JSON
+ *   text, binary images as base64; `text/plain` always present.
+ * @property metadata the output's metadata as a JSON object text (`{}` when none), e.g.
+ *   `{"image/png": {"width": 120, "height": 80}}`.
+ * @property displayId the id that a later update replaces it by; null when none was given.
+ */
+public class DisplayEvent(
+    override val snippetNumber: Int,
+    public val data: Map<String, String>,
+    public val metadata: String,
+    public val displayId: String?,
+    public val update: Boolean,
+) : HostEvent() {
+    override fun toString(): String = "DisplayEvent($snippetNumber, ${data.keys}, id=$displayId, update=$update)"
+}
+
+/** The snippet cleared its cell's output (`clear_output`); with [wait], the client clears once new output comes. */
+public class ClearOutputEvent(
+    override val snippetNumber: Int,
+    public val wait: Boolean,
+) : HostEvent() {
+    override fun toString(): String = "ClearOutputEvent($snippetNumber, wait=$wait)"
+}

@@ -1,7 +1,10 @@
 package org.kotlinllm.script.host
 
+import org.kotlinllm.script.internal.DisplayTarget
 import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SnippetRun
+import org.kotlinllm.script.runtime.Json
+import org.kotlinllm.script.runtime.MimeBundle
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
 
@@ -9,7 +12,11 @@ import java.util.concurrent.TimeUnit
  * The events of one session, in the order they happened: the engine is the only writer (the session's thread, and
  * any thread printing for the session), [HostSession.nextEvents] the only reader.
  */
-internal class HostEvents : SessionHost {
+internal class HostEvents(
+    /** Bytes of rich data one display may carry; past it, only its text is kept, with a notice. */
+    private val maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES,
+) : SessionHost,
+    DisplayTarget {
 
     private val queue = LinkedBlockingQueue<Any>()
 
@@ -29,7 +36,18 @@ internal class HostEvents : SessionHost {
     }
 
     override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
-        add(SettledEvent(number, HostOutcome.of(run, cancelled)))
+        add(SettledEvent(number, HostOutcome.of(run, cancelled, maxDisplayBytes)))
+    }
+
+    // --- rich output ---
+
+    override fun display(bundle: MimeBundle, displayId: String?, update: Boolean) {
+        val shown = DisplayLimit.bound(bundle, maxDisplayBytes)
+        add(DisplayEvent(snippetNumber, shown.data, Json.write(shown.metadata), displayId, update))
+    }
+
+    override fun clearOutput(wait: Boolean) {
+        add(ClearOutputEvent(snippetNumber, wait))
     }
 
     private fun add(event: HostEvent) {

@@ -5,6 +5,8 @@ import org.kotlinllm.script.ScriptResult
 import org.kotlinllm.script.dependencies.LatestVersionRule
 import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.internal.SnippetRun
+import org.kotlinllm.script.runtime.Json
+import org.kotlinllm.script.runtime.MimeBundle
 
 /**
  * How a snippet ended, with the facts a host shows computed by the engine.
@@ -20,6 +22,9 @@ import org.kotlinllm.script.internal.SnippetRun
  *   the exception's message for [ExecutionPhase.EVALUATION] (empty when it has none).
  * @property resolvedDependencies a value's version-less `@file:DependsOn` dependencies, in order (an error's report
  *   names them itself).
+ * @property valueData the value's MIME bundle, encoded as [DisplayEvent.data]; its `text/plain` is [valueText]; null
+ *   for [Unit] and errors.
+ * @property valueMetadata the metadata of [valueData] as a JSON object text (`{}` when none).
  */
 public class HostOutcome(
     public val result: ScriptResult,
@@ -29,6 +34,8 @@ public class HostOutcome(
     public val ename: String?,
     public val evalue: String?,
     public val resolvedDependencies: List<ResolvedDependency>,
+    public val valueData: Map<String, String>? = null,
+    public val valueMetadata: String = "{}",
 ) {
     override fun toString(): String =
         if (result is ScriptResult.Error) "HostOutcome(${result.phase}, $ename: $evalue, cancelled=$cancelled)"
@@ -40,21 +47,28 @@ public class HostOutcome(
         const val NOT_STARTED: String = "the snippet was cancelled before it started"
 
         /** The outcome of a snippet; [run] is null when it was cancelled before it started. Never throws. */
-        fun of(run: SnippetRun?, cancelled: Boolean): HostOutcome {
+        fun of(run: SnippetRun?, cancelled: Boolean, maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES): HostOutcome {
             val (result, thrown) = run ?: notStarted()
             return when (result) {
                 is ScriptResult.Value -> {
                     val isUnit = result.value === Unit
+                    // the bundle's text/plain is the value's toString() unless its rendering gave one
+                    val bundle = if (isUnit) null else DisplayLimit.bound(
+                        run?.valueBundle ?: MimeBundle(mapOf(MimeBundle.PLAIN to textOf(result.value))),
+                        maxDisplayBytes,
+                    )
                     HostOutcome(
                         result,
                         cancelled,
                         isUnit,
-                        valueText = if (isUnit) null else textOf(result.value),
+                        valueText = bundle?.plain,
                         ename = null,
                         evalue = null,
                         resolvedDependencies = result.resolvedVersions.map { (coordinates, version) ->
                             ResolvedDependency(coordinates, version, LatestVersionRule.isPreRelease(version))
                         },
+                        valueData = bundle?.data,
+                        valueMetadata = bundle?.let { Json.write(it.metadata) } ?: "{}",
                     )
                 }
                 is ScriptResult.Error -> {

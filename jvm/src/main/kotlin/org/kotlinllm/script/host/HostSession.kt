@@ -17,7 +17,7 @@ public class HostSession private constructor(
     settings: HostSettings,
 ) : AutoCloseable {
 
-    private val events = HostEvents()
+    private val events = HostEvents(settings.maxDisplayBytes)
     private val session = ScriptSession(properties, Dispatchers.Default, settings.configuration, events)
 
     /** The number of the last snippet submitted. */

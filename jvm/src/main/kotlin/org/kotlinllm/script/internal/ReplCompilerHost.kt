@@ -35,6 +35,7 @@ import kotlin.script.experimental.jvm.dependenciesFromClassloader
 import kotlin.script.experimental.jvm.impl.KJvmCompiledModuleInMemory
 import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
 import kotlin.script.experimental.jvm.jvm
+import kotlin.script.experimental.jvm.jvmTarget
 import kotlin.script.experimental.jvm.updateClasspath
 import kotlin.script.experimental.util.LinkedSnippet
 import kotlin.script.experimental.util.LinkedSnippetImpl
@@ -77,7 +78,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     private val messageCollector = ScriptDiagnosticsMessageCollector(null)
     private val history = TransactionalReplHistory()
     private val compilationConfiguration = ScriptCompilationConfiguration {
-        jvm { dependenciesFromClassloader(classLoader = hostClassLoader, wholeClasspath = true) }
+        jvm {
+            dependenciesFromClassloader(classLoader = hostClassLoader, wholeClasspath = true)
+            // the engine's own inline functions (render<T>) are built for 17, the lowest JDK it runs on
+            jvmTarget("17")
+        }
         defaultImports(
             "kotlinx.coroutines.*",
             "kotlin.script.experimental.dependencies.DependsOn",
@@ -88,6 +93,19 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.runtime.async",
             "org.kotlinllm.script.runtime.coroutineContext",
             "org.kotlinllm.script.runtime.scriptScope",
+            // the display API, by name (as Kotlin notebooks call it): a user's explicit import of a name wins
+            "org.kotlinllm.script.runtime.DISPLAY",
+            "org.kotlinllm.script.runtime.UPDATE_DISPLAY",
+            "org.kotlinllm.script.runtime.HTML",
+            "org.kotlinllm.script.runtime.MIME",
+            "org.kotlinllm.script.runtime.LATEX",
+            "org.kotlinllm.script.runtime.JSON",
+            "org.kotlinllm.script.runtime.Image",
+            "org.kotlinllm.script.runtime.MimeTypedResult",
+            "org.kotlinllm.script.runtime.clearOutput",
+            "org.kotlinllm.script.runtime.notebook",
+            "org.kotlinllm.script.runtime.render",
+            "org.kotlinllm.script.runtime.USE",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }

@@ -9,6 +9,8 @@ import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.asContextElement
 import kotlinx.coroutines.runBlocking
 import org.kotlinllm.script.ScriptScope
+import org.kotlinllm.script.runtime.DisplaySink
+import org.kotlinllm.script.runtime.Displays
 import org.kotlinllm.script.runtime.Interruption
 import org.kotlinllm.script.runtime.SessionScopes
 import kotlin.coroutines.CoroutineContext
@@ -21,12 +23,18 @@ import kotlin.coroutines.EmptyCoroutineContext
 internal class SessionScope(
     dispatcher: CoroutineDispatcher,
     output: OutputTarget?,
+    display: DisplaySink,
     reportUncaught: (Throwable) -> Unit,
 ) : ScriptScope() {
 
     private val supervisor = SupervisorJob()
     private val outputElement: CoroutineContext =
-        (output?.let { OutputRouting.current.asContextElement(it) } ?: EmptyCoroutineContext) + SessionScopes.current.asContextElement(this)
+        (
+            output?.let {
+                OutputRouting.current.asContextElement(it)
+            } ?: EmptyCoroutineContext
+            ) + SessionScopes.current.asContextElement(this) +
+            Displays.current.asContextElement(display)
 
     override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
         CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }

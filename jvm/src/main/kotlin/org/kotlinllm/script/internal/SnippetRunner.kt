@@ -22,8 +22,15 @@ import kotlin.script.experimental.host.toScriptSource
 
 private val logger = KotlinLogging.logger {}
 
-/** What running one snippet gave: the spec's [result], and the exception behind an EVALUATION error it threw. */
-internal data class SnippetRun(val result: ScriptResult, val thrown: Throwable? = null)
+/**
+ * What running one snippet gave: the spec's [result], the exception behind an EVALUATION error it threw, and for a
+ * host that shows rich output, the [valueBundle] of its value.
+ */
+internal data class SnippetRun(
+    val result: ScriptResult,
+    val thrown: Throwable? = null,
+    val valueBundle: org.kotlinllm.script.runtime.MimeBundle? = null,
+)
 
 /**
  * Compiles and evaluates the snippets of one session, one after another, on the session's thread: parse first,
@@ -45,6 +52,9 @@ internal class SnippetRunner(
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
     private var classDirectories: File? = null
+
+    /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
+    fun locate(frame: StackTraceElement): String = "${frame.fileName}:${sources.snippetLine(frame.className, frame.lineNumber)}"
 
     fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r

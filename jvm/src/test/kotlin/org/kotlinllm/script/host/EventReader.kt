@@ -43,6 +43,10 @@ internal class EventReader(private val session: HostSession) {
                 lines += when (event) {
                     is OutputEvent -> "${event.snippetNumber} ${event.stream}: ${event.text}"
                     is SettledEvent -> "${event.snippetNumber} settled"
+                    is DisplayEvent ->
+                        "${event.snippetNumber} ${if (event.update) "update" else "display"} ${event.data.keys}" +
+                            (event.displayId?.let { " id=$it" } ?: "")
+                    is ClearOutputEvent -> "${event.snippetNumber} clear wait=${event.wait}"
                 }
             }
             last = event as? OutputEvent

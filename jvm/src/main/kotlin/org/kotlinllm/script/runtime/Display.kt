@@ -1,0 +1,219 @@
+@file:JvmName("DisplayFunctions")
+@file:Suppress("ktlint:standard:function-naming") // the names Kotlin notebooks call: DISPLAY, HTML, JSON, USE, …
+
+package org.kotlinllm.script.runtime
+
+import java.awt.image.BufferedImage
+import java.io.ByteArrayOutputStream
+import java.io.File
+import java.net.URI
+import java.util.Base64
+import javax.imageio.ImageIO
+
+/*
+ * The display API of the snippets, default-imported by name, with the names Kotlin notebooks use. They are top-level
+ * functions, not members of an implicit receiver, for the same K2 reason as ScopeFunctions.kt.
+ */
+
+/**
+ * A rich value: MIME type → content (JSON types as JSON text, binary images as base64). Shown as all of them, the
+ * client picking the richest it can; its `toString()` is its `text/plain`.
+ */
+public class MimeTypedResult internal constructor(
+    private val data: Map<String, String>,
+    public val isolatedHtml: Boolean,
+    public val id: String?,
+    private val metadata: Map<String, Any?>,
+) : Map<String, String> by data {
+
+    public constructor(data: Map<String, String>, isolatedHtml: Boolean = false, id: String? = null) :
+        this(LinkedHashMap(data), isolatedHtml, id, emptyMap())
+
+    internal fun bundle(): MimeBundle {
+        val isolated = if (isolatedHtml) mapOf("text/html" to mapOf("isolated" to true)) else emptyMap()
+        return MimeBundle.of(data, metadata + isolated, id)
+    }
+
+    /** The same result shown under display [id] (for [UPDATE_DISPLAY]). */
+    public fun withId(id: String): MimeTypedResult = MimeTypedResult(data, isolatedHtml, id, metadata)
+
+    override fun toString(): String = bundle().plain
+
+    override fun equals(other: Any?): Boolean = other is MimeTypedResult && data == other.data && id == other.id
+
+    override fun hashCode(): Int = data.hashCode()
+}
+
+/** Shows [value] below the cell now (`display_data`), rendered as a cell value is; [id] lets [UPDATE_DISPLAY] replace it. */
+public fun DISPLAY(value: Any?, id: String? = null) {
+    Displays.ofCaller().display(value, id, update = false)
+}
+
+/** Replaces every output shown with display [id] by [value] (`update_display_data`). */
+public fun UPDATE_DISPLAY(value: Any?, id: String) {
+    Displays.ofCaller().display(value, id, update = true)
+}
+
+/** Clears the cell's output (`clear_output`); with [wait], only once the next output arrives (no flicker). */
+public fun clearOutput(wait: Boolean = false) {
+    Displays.ofCaller().clearOutput(wait)
+}
+
+/** HTML; [isolated] asks the client to show it in an iframe of its own. */
+public fun HTML(text: String, isolated: Boolean = false): MimeTypedResult = MimeTypedResult(mapOf("text/html" to text), isolated)
+
+/** Any MIME types, e.g. `MIME("text/markdown" to "**bold**", "text/plain" to "bold")`. */
+public fun MIME(vararg mimeToData: Pair<String, String>): MimeTypedResult = MimeTypedResult(linkedMapOf(*mimeToData))
+
+/** LaTeX, e.g. `LATEX("$$\\frac{1}{2}$$")`. */
+public fun LATEX(latex: String): MimeTypedResult = MimeTypedResult(mapOf("text/latex" to latex))
+
+/**
+ * JSON shown as a tree ([expanded]: opened), with its indented text as `text/plain`; a [jsonText] that is not JSON
+ * throws [IllegalArgumentException] saying where.
+ */
+public fun JSON(jsonText: String, expanded: Boolean = true): MimeTypedResult {
+    val parsed = try {
+        Json.parse(jsonText)
+    } catch (e: Json.SyntaxError) {
+        throw IllegalArgumentException("not valid JSON: ${e.message}")
+    }
+    val metadata = if (expanded) mapOf("application/json" to mapOf("expanded" to true)) else emptyMap()
+    return MimeTypedResult(
+        linkedMapOf("application/json" to Json.write(parsed), "text/plain" to Json.pretty(parsed)),
+        false,
+        null,
+        metadata,
+    )
+}
+
+/**
+ * An image, shown as its `image/…` data with its size as metadata and a one-line `text/plain`. [format] is `png`,
+ * `jpeg`, `gif`, `svg`, … or a MIME type (`image/png`). A URL or file not embedded is shown as an HTML `<img>`
+ * referring to it.
+ */
+public class Image private constructor(
+    private val mime: String,
+    private val bytes: ByteArray?,
+    private val source: String?,
+    private val width: Int?,
+    private val height: Int?,
+) {
+    private constructor(loaded: Triple<String, ByteArray?, String?>) :
+        this(loaded.first, loaded.second, loaded.third, null, null)
+
+    /** The image at [url]; [embed] reads it now, else the client loads it. */
+    public constructor(url: String, embed: Boolean = true) : this(
+        if (embed) Triple(mimeOf(url.substringBefore('?')), URI(url).toURL().openStream().use { it.readBytes() }, null)
+        else Triple(mimeOf(url.substringBefore('?')), null, url),
+    )
+
+    /** The image in [file]; [embed] reads it now, else the client loads it by its path. */
+    public constructor(file: File, embed: Boolean = true) : this(
+        if (embed) Triple(mimeOf(file.name), file.readBytes(), null) else Triple(mimeOf(file.name), null, file.path),
+    )
+
+    /** The image in [data], encoded as [format]. */
+    public constructor(data: ByteArray, format: String) : this(Triple(mimeOf(format), data, null))
+
+    /** [data] encoded as [outputFormat]. */
+    public constructor(
+        data: BufferedImage,
+        outputFormat: String = "png",
+    ) : this(Triple(mimeOf(outputFormat), encode(data, outputFormat), null))
+
+    /** Shown [width] pixels wide. */
+    public fun withWidth(width: Int): Image = Image(mime, bytes, source, width, height)
+
+    /** Shown [height] pixels high. */
+    public fun withHeight(height: Int): Image = Image(mime, bytes, source, width, height)
+
+    internal fun bundle(): MimeBundle {
+        val bytes = bytes
+        if (bytes == null) {
+            val size = listOfNotNull(width?.let { " width=\"$it\"" }, height?.let { " height=\"$it\"" }).joinToString("")
+            val escaped = source.orEmpty().replace("&", "&amp;").replace("\"", "&quot;")
+            return MimeBundle.of(linkedMapOf("text/plain" to "$mime at $source", "text/html" to "<img src=\"$escaped\"$size/>"))
+        }
+        val svg = mime == SVG
+        val intrinsic = if (svg) null else runCatching { ImageIO.read(bytes.inputStream()) }.getOrNull()
+        val shownWidth = width ?: intrinsic?.width
+        val shownHeight = height ?: intrinsic?.height
+        val size = listOfNotNull(shownWidth?.let { "width" to it }, shownHeight?.let { "height" to it }).toMap()
+        val pixels = if (shownWidth != null && shownHeight != null) "$shownWidth×$shownHeight px, " else ""
+        val content = if (svg) String(bytes, Charsets.UTF_8) else Base64.getEncoder().encodeToString(bytes)
+        return MimeBundle(
+            linkedMapOf("text/plain" to "$mime $pixels${MimeBundle.byteSize(bytes.size.toLong())}", mime to content),
+            if (size.isEmpty()) emptyMap() else mapOf(mime to size),
+        )
+    }
+
+    override fun toString(): String = bundle().plain
+
+    internal companion object {
+        const val SVG = "image/svg+xml"
+
+        fun mimeOf(format: String): String {
+            val lower = format.lowercase()
+            if (lower.startsWith("image/")) return lower
+            return when (val extension = lower.substringAfterLast('.')) {
+                "jpg", "jpeg" -> "image/jpeg"
+                "svg" -> SVG
+                "tif", "tiff" -> "image/tiff"
+                "ico" -> "image/x-icon"
+                else -> "image/$extension"
+            }
+        }
+
+        fun encode(image: BufferedImage, format: String): ByteArray {
+            val name = mimeOf(format).removePrefix("image/")
+            val out = ByteArrayOutputStream()
+            require(ImageIO.write(image, name, out)) { "no image writer for the format '$format' (png, jpeg, gif and bmp are)" }
+            return out.toByteArray()
+        }
+    }
+}
+
+/** JetBrains' `notebook`, for its spelling `notebook.clearOutput()`, `notebook.display(v)`, `notebook.updateDisplay(v, id)`. */
+public object Notebook {
+    public fun clearOutput(wait: Boolean = false): Unit = org.kotlinllm.script.runtime.clearOutput(wait)
+
+    public fun display(value: Any?, id: String? = null): Unit = DISPLAY(value, id)
+
+    public fun updateDisplay(value: Any?, id: String): Unit = UPDATE_DISPLAY(value, id)
+
+    override fun toString(): String = "notebook"
+}
+
+/** The notebook of the running session (see [Notebook]). */
+public val notebook: Notebook get() = Notebook
+
+/**
+ * Renders the values of type [T] (and its subtypes) with [renderer], for the rest of the session: the cell values
+ * and [DISPLAY]ed values after this snippet ran. [renderer] returns what to show instead: [HTML], [MIME], an [Image],
+ * or any value, rendered in turn. The renderer registered last is tried first.
+ */
+public inline fun <reified T : Any> render(noinline renderer: (T) -> Any?) {
+    registerRenderer(T::class.java, renderer)
+}
+
+/** What `USE { … }` offers: JetBrains' `USE { render<T> { … } }`, so that Kotlin notebooks run unchanged. */
+public object RenderingScope {
+    public inline fun <reified T : Any> render(noinline renderer: (T) -> Any?) {
+        registerRenderer(T::class.java, renderer)
+    }
+}
+
+/** Runs [block] with [RenderingScope] as its receiver (JetBrains' `USE { render<T> { … } }`). */
+public fun USE(block: RenderingScope.() -> Unit) {
+    RenderingScope.block()
+}
+
+@PublishedApi
+internal fun registerRenderer(type: Class<*>, renderer: Function1<*, *>) {
+    val caller = Throwable().stackTrace.firstOrNull { SNIPPET_FILE.matches(it.fileName.orEmpty()) }
+    @Suppress("UNCHECKED_CAST")
+    Displays.ofCaller().register(type, renderer as (Any) -> Any?, caller)
+}
+
+private val SNIPPET_FILE = Regex("snippet\\d+\\.kts")
