@@ -1,0 +1,192 @@
+"""Rich output and input as a person sees them: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright,
+one notebook on kotlin-llm whose cells are run one by one with Ctrl+Enter; the assertions read the rendered DOM.
+
+A case whose kernel feature is absent (asked of the kernel itself first, over jupyter_client) is skipped and says
+which one; the whole module is skipped only when no chromium can be found. On a failure the page is saved as a
+screenshot in a temporary folder, named in the failure's report."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+
+from lab_harness import CHROMIUM_ARGS, Features, LabServer, find_chromium, probe_features, running_lab
+
+CHROMIUM = find_chromium()
+if CHROMIUM is None:
+    pytest.skip(
+        "browser test skipped: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
+        "run as root; or set KOTLIN_LLM_CHROMIUM to a Chromium binary)",
+        allow_module_level=True,
+    )
+
+pytestmark = pytest.mark.timeout(900)
+
+# Bounds against hangs only: starting the kernel (a JVM) and a cell (the first one also pays the compiler's start).
+KERNEL_START_TIMEOUT_MS = 240_000
+CELL_TIMEOUT_MS = 180_000
+NOTEBOOK = "rich-output.ipynb"
+KERNEL_READY = """() => {
+    const kernel = window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel;
+    return kernel?.connectionStatus === "connected" && kernel.status === "idle";
+}"""
+
+# The notebook's cells, in the order the tests run them.
+CELLS = [
+    "1 + 1",
+    'HTML("<b>bold</b>")',
+    "java.awt.image.BufferedImage(40, 30, java.awt.image.BufferedImage.TYPE_INT_RGB)",
+    'DISPLAY(HTML("first"), "d1")',
+    'UPDATE_DISPLAY(HTML("second"), "d1")',
+    'val name = readLine()\n"Hello, $name"',
+]
+PLAIN, HTML_CELL, IMAGE, DISPLAYED, UPDATE, READ_LINE = range(len(CELLS))
+
+NEEDS_DISPLAY = "needs the display API: HTML, DISPLAY, UPDATE_DISPLAY and image results (branch rich-display)"
+NEEDS_STDIN = "needs readLine() through input_request (branch rich-stdin)"
+
+
+class Notebook:
+    """The notebook open in Lab: cells by index, run as a user runs them."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    def cell(self, index: int) -> Locator:
+        return self.page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+    def outputs(self, index: int) -> Locator:
+        return self.cell(index).locator(".jp-OutputArea-output")
+
+    def run(self, index: int) -> None:
+        """Clicks into the cell's editor and runs it with Ctrl+Enter (which stays on the cell), as a user does; the
+        prompt leaving ``[ ]:`` shows that Lab took the key."""
+        cell = self.cell(index)
+        editor = cell.locator(".cm-content")
+        editor.click()
+        expect(editor).to_be_focused()
+        # Ctrl+Enter is bound per mode; the key waits until Lab has switched the notebook to edit mode.
+        expect(self.page.locator(".jp-Notebook.jp-mod-editMode")).to_have_count(1)
+        self.page.keyboard.press("Control+Enter")
+        expect(cell.locator(".jp-InputPrompt")).not_to_have_text("[ ]:", timeout=CELL_TIMEOUT_MS)
+
+
+@pytest.fixture(scope="module")
+def features() -> Features:
+    from kernel_client import running_kernel
+
+    with running_kernel() as (_, kc):
+        return probe_features(kc)
+
+
+@pytest.fixture(scope="module")
+def workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="kotlin-llm-lab-") as path:
+        yield Path(path)
+
+
+@pytest.fixture(scope="module")
+def lab(workdir: Path) -> Iterator[LabServer]:
+    with running_lab(workdir) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def open_notebook(lab: LabServer, browser: Browser) -> Iterator[Notebook]:
+    """The test notebook (no outputs yet) opened in Lab; Lab starts its kernel, kotlin-llm, from its metadata."""
+    notebook = new_notebook(cells=[new_code_cell(source) for source in CELLS])
+    notebook.metadata["kernelspec"] = {"name": "kotlin-llm", "display_name": "Kotlin (LLM)", "language": "kotlin"}
+    nbformat.write(notebook, lab.root / NOTEBOOK)
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    try:
+        page.goto(lab.notebook_url(NOTEBOOK))
+        expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(len(CELLS), timeout=CELL_TIMEOUT_MS)
+        # Lab drops a run (silently) while the notebook's kernel connection is not up yet; its toolbar indicator says
+        # "idle" before that, so the connection itself is waited for.
+        page.wait_for_function(KERNEL_READY, timeout=KERNEL_START_TIMEOUT_MS)
+        yield Notebook(page)
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def nb(open_notebook: Notebook, request: pytest.FixtureRequest) -> Iterator[Notebook]:
+    """The open notebook for one test; the page is saved as a screenshot when the test fails."""
+    yield open_notebook
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        folder = Path(tempfile.mkdtemp(prefix="kotlin-llm-browser-failure-"))
+        shot = folder / f"{request.node.name}.png"
+        open_notebook.page.screenshot(path=str(shot), full_page=True)
+        report.sections.append(("browser", f"screenshot of the page: {shot}"))
+        print(f"screenshot of the page: {shot}")
+
+
+def test_plain_value(nb: Notebook) -> None:
+    nb.run(PLAIN)
+    expect(nb.outputs(PLAIN)).to_have_text(["2"], timeout=CELL_TIMEOUT_MS)
+
+
+def test_html(nb: Notebook, features: Features) -> None:
+    if not features.display:
+        pytest.skip(NEEDS_DISPLAY)
+    nb.run(HTML_CELL)
+    expect(nb.outputs(HTML_CELL).locator("b")).to_have_text("bold", timeout=CELL_TIMEOUT_MS)
+
+
+def test_image(nb: Notebook, features: Features) -> None:
+    if not features.display:
+        pytest.skip(NEEDS_DISPLAY)
+    nb.run(IMAGE)
+    image = nb.outputs(IMAGE).locator("img")
+    expect(image).to_have_count(1, timeout=CELL_TIMEOUT_MS)
+    nb.page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle(), timeout=CELL_TIMEOUT_MS
+    )
+    assert image.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [40, 30]
+
+
+def test_updated_display(nb: Notebook, features: Features) -> None:
+    if not features.display:
+        pytest.skip(NEEDS_DISPLAY)
+    displayed = nb.outputs(DISPLAYED)
+    nb.run(DISPLAYED)
+    expect(displayed.filter(has_text="first")).to_have_count(1, timeout=CELL_TIMEOUT_MS)
+    nb.run(UPDATE)
+    expect(displayed.filter(has_text="second")).to_have_count(1, timeout=CELL_TIMEOUT_MS)
+    expect(displayed.filter(has_text="first")).to_have_count(0)
+    expect(nb.cell(UPDATE).locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"))
+    expect(nb.outputs(UPDATE)).to_have_count(0)
+
+
+def test_read_line(nb: Notebook, features: Features) -> None:
+    if not features.stdin:
+        pytest.skip(NEEDS_STDIN)
+    nb.run(READ_LINE)
+    box = nb.cell(READ_LINE).locator(".jp-Stdin-input")
+    expect(box).to_be_visible(timeout=CELL_TIMEOUT_MS)
+    box.press_sequentially("Ada")
+    box.press("Enter")
+    outputs = nb.outputs(READ_LINE)
+    expect(outputs.filter(has_text="Hello, Ada")).to_have_count(1, timeout=CELL_TIMEOUT_MS)
+    # Lab keeps the answer as a stream output of its own: the prompt (empty here), a space and what was typed.
+    echo = nb.cell(READ_LINE).locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]')
+    expect(echo).to_have_text([re.compile(r"(^|\s)Ada\s*$")])
+    expect(box).to_have_count(0)
