@@ -1,6 +1,8 @@
 package org.kotlinllm.script.host
 
+import org.kotlinllm.script.internal.InputHost
 import org.kotlinllm.script.internal.SessionHost
+import org.kotlinllm.script.internal.SessionInput
 import org.kotlinllm.script.internal.SnippetRun
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
@@ -9,7 +11,7 @@ import java.util.concurrent.TimeUnit
  * The events of one session, in the order they happened: the engine is the only writer (the session's thread, and
  * any thread printing for the session), [HostSession.nextEvents] the only reader.
  */
-internal class HostEvents : SessionHost {
+internal class HostEvents : SessionHost, InputHost {
 
     private val queue = LinkedBlockingQueue<Any>()
 
@@ -20,15 +22,23 @@ internal class HostEvents : SessionHost {
     @Volatile
     private var closed = false
 
+    // --- stdin: reads of System.in by the session's code become InputRequestEvents ---
+    override val input: SessionInput = SessionInput { number, requestId, prompt, password ->
+        add(InputRequestEvent(number, requestId, prompt, password))
+    }
+    // --- end stdin ---
+
     override fun write(stream: String, text: String) {
         if (text.isNotEmpty()) add(OutputEvent(snippetNumber, stream, text))
     }
 
     override fun snippetStarts(number: Int) {
         snippetNumber = number
+        input.snippetStarts(number)
     }
 
     override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
+        input.snippetSettled(number)
         add(SettledEvent(number, HostOutcome.of(run, cancelled)))
     }
 
@@ -51,6 +61,7 @@ internal class HostEvents : SessionHost {
 
     /** Ends every wait in [next], now and later. */
     fun close() {
+        input.close()
         closed = true
         queue.put(CLOSED)
     }

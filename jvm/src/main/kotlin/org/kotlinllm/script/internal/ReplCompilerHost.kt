@@ -88,6 +88,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.runtime.async",
             "org.kotlinllm.script.runtime.coroutineContext",
             "org.kotlinllm.script.runtime.scriptScope",
+            // stdin: a password prompt (plain reads of System.in need no import)
+            "org.kotlinllm.script.runtime.readPassword",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
