@@ -56,6 +56,8 @@ class CellOutput:
             if isinstance(event, OutputEvent):
                 pending.append(event)
                 continue
+            if not isinstance(event, SettledEvent):  # stdin: input requests are the kernel's (KotlinKernel._deliver)
+                continue
             self._send_output(pending)
             pending = []
             cell = self._running.pop(event.snippet_number, None)

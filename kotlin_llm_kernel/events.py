@@ -40,7 +40,23 @@ class SettledEvent:
     cancelled: bool
 
 
-Event = OutputEvent | SettledEvent
+# --- stdin ---
+
+
+@dataclass(frozen=True)
+class InputRequestEvent:
+    """The code of snippet ``snippet_number`` reads its input (the host allowed it) and waits until
+    ``EngineSession.answer_input(request_id, …)``; after the output printed before the read."""
+
+    snippet_number: int
+    request_id: int
+    prompt: str  # "" for a plain read of System.in: its own prompt was printed before
+    password: bool
+
+
+# --- end stdin ---
+
+Event = OutputEvent | SettledEvent | InputRequestEvent
 
 
 class EventSource(Protocol):
@@ -99,8 +115,10 @@ class SnippetWaiter:
         snippet_number: int,
         on_output: Callable[[OutputEvent], None] | None = None,
         timeout: float | None = None,
+        on_input: Callable[[InputRequestEvent], None] | None = None,
     ) -> SettledEvent:
-        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles.
+        """Hands the output read meanwhile to ``on_output`` (in order) until ``snippet_number`` settles, and the
+        input requests to ``on_input`` (ignored without it: the engine withdraws them when their snippet ends).
 
         ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
         """
@@ -118,6 +136,9 @@ class SnippetWaiter:
             if isinstance(event, OutputEvent):
                 if on_output is not None:
                     on_output(event)
+            elif isinstance(event, InputRequestEvent):
+                if on_input is not None:
+                    on_input(event)
             elif event.snippet_number == snippet_number:
                 with self._changed:
                     self._settled.pop(snippet_number, None)
