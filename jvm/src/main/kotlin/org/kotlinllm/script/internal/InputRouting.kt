@@ -1,5 +1,6 @@
 package org.kotlinllm.script.internal
 
+import org.kotlinllm.script.runtime.PasswordInput
 import org.kotlinllm.script.runtime.StdinNotAllowedException
 import java.io.InputStream
 import java.nio.charset.Charset
@@ -160,6 +161,7 @@ internal object InputRouting {
     fun install() {
         if (installed) return
         System.setIn(RoutingInputStream(System.`in`))
+        PasswordInput.fromHost = ::readPassword
         installed = true
     }
 
@@ -170,13 +172,10 @@ internal object InputRouting {
             ?: throw StdinNotAllowedException(SessionInput.NO_SESSION)
     }
 
-    /** A password for `readPassword`: from the host of the session, else from the console or `System.in`. */
-    fun readPassword(prompt: String): String? {
-        sessionInput()?.let { return it.readLine(prompt, password = true) }
-        System.console()?.let { console -> return console.readPassword("%s", prompt)?.let(::String) }
-        print(prompt)
-        System.out.flush()
-        return readlnOrNull()
+    /** A password for `readPassword`: from the host of the session, else (no host session) from the console. */
+    private fun readPassword(prompt: String): String? {
+        val input = sessionInput() ?: return PasswordInput.fromConsole(prompt)
+        return input.readLine(prompt, password = true)
     }
 
     private class RoutingInputStream(private val fallback: InputStream) : InputStream() {
