@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 from .engine import EngineSession
-from .events import ClearOutputEvent, DisplayEvent, OutputEvent, SnippetWaiter
+from .events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SnippetWaiter
 from .jvm import StartedJvm
 from .jvm import start_jvm as _start_jvm
 from .jvm_options import DEFAULT_JVM_OPTIONS
@@ -49,9 +49,15 @@ def start_jvm(
 class SessionOptions(SessionRequest):
     """A session's request (Maven resolution; properties are best given to :class:`ScriptSession`), and whether
     printed output is echoed to ``sys.stdout``/``sys.stderr`` while a snippet runs (it is always collected in
-    the result's ``stdout``/``stderr``)."""
+    the result's ``stdout``/``stderr``).
+
+    ``stdin`` answers the snippets' reads of ``System.in`` (``readLine()``, ``Scanner``, …) and ``readPassword``:
+    called with ``(prompt, password)`` on the thread of :meth:`ScriptSession.execute`, once per line, it returns
+    the line (without its line end) or None for the end of input. None (the default): a read fails at once with
+    the engine's located ``StdinNotAllowedException``."""
 
     echo: bool = True
+    stdin: Callable[[str, bool], str | None] | None = None
 
 
 class ScriptSession:
@@ -74,10 +80,12 @@ class ScriptSession:
         """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed
         and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order).
 
-        Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, then is re-raised.
+        Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, then is re-raised; so
+        does an exception of the ``stdin`` callable.
         """
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
-        execution = self._engine.submit(code)
+        stdin = self._options.stdin
+        execution = self._engine.submit(code, allow_stdin=stdin is not None)
 
         def on_output(event: OutputEvent) -> None:
             if event.snippet_number == execution.snippet_number:
@@ -97,9 +105,13 @@ class ScriptSession:
                 sys.stdout.write(shown.text + "\n")
                 sys.stdout.flush()
 
+        def on_input(event: InputRequestEvent) -> None:
+            if stdin is not None and event.snippet_number == execution.snippet_number:
+                self._engine.answer_input(event.request_id, stdin(event.prompt, event.password))
+
         try:
-            settled = self._events.wait(execution.snippet_number, on_output, on_display=on_display)
-        except KeyboardInterrupt:
+            settled = self._events.wait(execution.snippet_number, on_output, on_display=on_display, on_input=on_input)
+        except BaseException:
             execution.cancel()
             self._events.wait(execution.snippet_number, on_output, on_display=on_display)
             raise

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import ClearOutputEvent, DisplayEvent, Event, OutputEvent, SettledEvent
+from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
 from .output import OutputBudget, coalesce
 
 #: Sends one stream message (stream name, text) under a parent header (None: the current one).
@@ -60,6 +60,8 @@ class CellOutput:
         for event in events:
             if isinstance(event, OutputEvent):
                 pending.append(event)
+                continue
+            if isinstance(event, InputRequestEvent):  # the kernel's to answer (KotlinKernel._deliver)
                 continue
             self._send_output(pending)
             pending = []

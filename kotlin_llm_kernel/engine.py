@@ -17,7 +17,7 @@ from typing import Any
 
 import jpype
 
-from .events import ClearOutputEvent, DisplayEvent, Event, OutputEvent, SettledEvent
+from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
 from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
 
@@ -175,6 +175,10 @@ def to_event(event: Any) -> Event:
         return OutputEvent(number, str(event.getStream()), str(event.getText()))
     if (display := to_display_event(event, number)) is not None:
         return display
+    # --- stdin ---
+    if isinstance(event, jpype.JClass(f"{HOST}.InputRequestEvent")):
+        return InputRequestEvent(number, int(event.getRequestId()), str(event.getPrompt()), bool(event.getPassword()))
+    # --- end stdin ---
     outcome = event.getOutcome()
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
@@ -219,11 +223,27 @@ class EngineSession:
     def last_snippet_number(self) -> int:
         return int(self._session.getLastSnippetNumber())
 
-    def submit(self, code: str, snippet_number: int | None = None) -> Execution:
-        """Queues ``code`` on the session thread, as ``snippet<N>.kts`` when a number is given, else the next."""
+    def submit(self, code: str, snippet_number: int | None = None, allow_stdin: bool = False) -> Execution:
+        """Queues ``code`` on the session thread, as ``snippet<N>.kts`` when a number is given, else the next.
+
+        With ``allow_stdin`` its reads of ``System.in`` come as :class:`.events.InputRequestEvent` s to answer with
+        :meth:`answer_input`; without, they fail at once with the engine's located ``StdinNotAllowedException``.
+        """
+        if allow_stdin:  # --- stdin ---
+            number = self.last_snippet_number + 1 if snippet_number is None else snippet_number
+            return Execution(self._session.submit(jpype.JString(code), jpype.JInt(number), jpype.JBoolean(True)))
         if snippet_number is None:
             return Execution(self._session.submit(jpype.JString(code)))
         return Execution(self._session.submit(jpype.JString(code), jpype.JInt(snippet_number)))
+
+    # --- stdin ---
+
+    def answer_input(self, request_id: int, value: str | None) -> None:
+        """Answers an input request with a line (its line end is added) or None (end of input); a withdrawn or
+        unknown request is ignored."""
+        self._session.answerInput(jpype.JLong(request_id), None if value is None else jpype.JString(value))
+
+    # --- end stdin ---
 
     def next_events(self, timeout_millis: int) -> list[Event]:
         """Waits up to ``timeout_millis`` for events and returns all there are, in order (none once closed)."""

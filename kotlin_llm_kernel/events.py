@@ -63,7 +63,23 @@ class ClearOutputEvent:
     wait: bool
 
 
-Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent
+# --- stdin ---
+
+
+@dataclass(frozen=True)
+class InputRequestEvent:
+    """The code of snippet ``snippet_number`` reads its input (the host allowed it) and waits until
+    ``EngineSession.answer_input(request_id, …)``; after the output printed before the read."""
+
+    snippet_number: int
+    request_id: int
+    prompt: str  # "" for a plain read of System.in: its own prompt was printed before
+    password: bool
+
+
+# --- end stdin ---
+
+Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent | InputRequestEvent
 
 
 class EventSource(Protocol):
@@ -123,9 +139,11 @@ class SnippetWaiter:
         on_output: Callable[[OutputEvent], None] | None = None,
         timeout: float | None = None,
         on_display: Callable[[DisplayEvent | ClearOutputEvent], None] | None = None,
+        on_input: Callable[[InputRequestEvent], None] | None = None,
     ) -> SettledEvent:
         """Hands the output read meanwhile to ``on_output`` (and displays to ``on_display``), in order, until
-        ``snippet_number`` settles.
+        ``snippet_number`` settles, and the input requests to ``on_input`` (ignored without it: the engine
+        withdraws them when their snippet ends).
 
         ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
         """
@@ -146,6 +164,9 @@ class SnippetWaiter:
             elif isinstance(event, DisplayEvent | ClearOutputEvent):
                 if on_display is not None:
                     on_display(event)
+            elif isinstance(event, InputRequestEvent):
+                if on_input is not None:
+                    on_input(event)
             elif event.snippet_number == snippet_number:
                 with self._changed:
                     self._settled.pop(snippet_number, None)

@@ -4,7 +4,7 @@ Threads: ipykernel's main thread runs the handlers as coroutines on its event lo
 engine's own session thread runs the snippets; one reader thread blocks on the session's events and hands them
 to the event loop (:mod:`.cell_output` sends the output under its cell and settles the cell); one worker thread
 makes the other blocking engine calls (completion, inspection), so the loop, the control channel and interrupts
-stay responsive.
+stay responsive; one thread asks the frontend for the input a cell reads (:mod:`.stdin_channel`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
@@ -24,12 +25,13 @@ from . import __version__, early
 from .cell_output import Cell, CellOutput
 from .completeness import check
 from .engine import EngineSession, Execution, kotlin_version
-from .events import Event, EventReader, SettledEvent
+from .events import Event, EventReader, InputRequestEvent, SettledEvent
 from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
 from .request import EngineRequest
 from .results import Error
+from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .worker import DaemonWorker
 
 STARTUP_ERROR = "KernelStartupError"
@@ -42,6 +44,16 @@ LANGUAGE_INFO = {
     "pygments_lexer": "kotlin",
     "codemirror_mode": "text/x-kotlin",
 }
+
+
+@dataclass(frozen=True)
+class InputCell:
+    """The running cell as its input requests need it: where they go, and the event that stops asking."""
+
+    number: int
+    parent: dict[str, Any]
+    ident: Any
+    stop: threading.Event
 
 
 class KotlinKernel(Kernel, KotlinKernelSettings):
@@ -74,6 +86,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._reply_metadata: dict[str, Any] = {}
         self._cells = CellOutput(self._send_stream, self._send_message)
         self._reader: EventReader | None = None
+        self._stdin: StdinChannel | None = None
+        self._input_cell: InputCell | None = None
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
@@ -110,7 +124,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
 
         def deliver(events: list[Event]) -> None:  # reader thread
             try:
-                loop.call_soon_threadsafe(self._cells.deliver, events)
+                loop.call_soon_threadsafe(self._deliver, session, events)
             except RuntimeError:  # the loop is closed: the kernel is shutting down
                 pass
 
@@ -170,6 +184,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._interrupt()
 
     def _interrupt(self) -> None:
+        if (waiting := self._input_cell) is not None:
+            waiting.stop.set()
         execution = self._running
         if execution is not None:
             self.log.info("interrupting snippet%s.kts", execution.snippet_number)
@@ -204,21 +220,26 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             message = f"The Kotlin session could not be started: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
         try:
-            settled = await self._run(session, code, number, silent)
+            settled = await self._run(session, code, number, silent, allow_stdin)
         except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"{type(error).__name__}: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, number, silent)
 
-    async def _run(self, session: EngineSession, code: str, number: int, silent: bool) -> SettledEvent:
+    async def _run(
+        self, session: EngineSession, code: str, number: int, silent: bool, allow_stdin: bool = False
+    ) -> SettledEvent:
         """Submits the snippet and waits until it settled, all its output sent (:class:`.cell_output.CellOutput`)."""
         loop = asyncio.get_running_loop()
         self._read_events(session, loop)
         cell = Cell(number, self.get_parent("shell"), silent, OutputBudget(self.max_output_chars), loop.create_future())
         self._cells.open(cell)
+        # the frontend's identity, for routing input requests: read here, in the handler's own context
+        ident = self._get_shell_context_var(self._shell_parent_ident)
+        self._input_cell = InputCell(number, cell.parent or {}, ident, threading.Event())
         try:
-            self._running = session.submit(code, number)
+            self._running = session.submit(code, number, allow_stdin=allow_stdin)
         except Exception:
             self._cells.discard(number)
             raise
@@ -226,11 +247,49 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             settled = await cell.settled
         finally:
             self._running = None
+            self._input_cell.stop.set()  # a request still asked is dropped: the engine failed its read
+            self._input_cell = None
         if (notice := cell.budget.notice()) and not silent:
             self._send_stream("stderr", notice)
         self._reply_metadata["interrupted"] = settled.cancelled
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled
+
+    # --- stdin ---
+
+    def _deliver(self, session: EngineSession, events: list[Event]) -> None:
+        """On the event loop: output and settling through :class:`.cell_output.CellOutput`; an input request is
+        asked once the output printed before it was sent."""
+        start = 0
+        for index, event in enumerate(events):
+            if isinstance(event, InputRequestEvent):
+                self._cells.deliver(events[start:index])
+                self._ask_input(session, event)
+                start = index + 1
+        self._cells.deliver(events[start:])
+
+    def _ask_input(self, session: EngineSession, event: InputRequestEvent) -> None:
+        """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""
+        cell = self._input_cell
+        if cell is None or cell.number != event.snippet_number or cell.stop.is_set():
+            # not the running cell's: the engine fails that read when its snippet settles
+            self.log.warning("dropped the input request of snippet%s.kts", event.snippet_number)
+            return
+        if self._stdin is None:
+            self._stdin = StdinChannel(self.session, self.stdin_socket, iopub_flusher(self.iopub_thread))
+        request_id = event.request_id
+        self._stdin.ask(
+            InputRequest(
+                event.prompt,
+                event.password,
+                cell.parent,
+                cell.ident,
+                cell.stop,
+                lambda value: session.answer_input(request_id, value),
+            )
+        )
+
+    # --- end stdin ---
 
     def _finish(self, settled: SettledEvent, number: int, silent: bool) -> dict[str, Any]:
         outcome = settled.outcome

@@ -1,7 +1,9 @@
 package org.kotlinllm.script.host
 
 import org.kotlinllm.script.internal.DisplayTarget
+import org.kotlinllm.script.internal.InputHost
 import org.kotlinllm.script.internal.SessionHost
+import org.kotlinllm.script.internal.SessionInput
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle
@@ -16,7 +18,8 @@ internal class HostEvents(
     /** Bytes of rich data one display may carry; past it, only its text is kept, with a notice. */
     private val maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES,
 ) : SessionHost,
-    DisplayTarget {
+    DisplayTarget,
+    InputHost {
 
     private val queue = LinkedBlockingQueue<Any>()
 
@@ -27,15 +30,23 @@ internal class HostEvents(
     @Volatile
     private var closed = false
 
+    // --- stdin: reads of System.in by the session's code become InputRequestEvents ---
+    override val input: SessionInput = SessionInput { number, requestId, prompt, password ->
+        add(InputRequestEvent(number, requestId, prompt, password))
+    }
+    // --- end stdin ---
+
     override fun write(stream: String, text: String) {
         if (text.isNotEmpty()) add(OutputEvent(snippetNumber, stream, text))
     }
 
     override fun snippetStarts(number: Int) {
         snippetNumber = number
+        input.snippetStarts(number)
     }
 
     override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
+        input.snippetSettled(number)
         add(SettledEvent(number, HostOutcome.of(run, cancelled, maxDisplayBytes)))
     }
 
@@ -69,6 +80,7 @@ internal class HostEvents(
 
     /** Ends every wait in [next], now and later. */
     fun close() {
+        input.close()
         closed = true
         queue.put(CLOSED)
     }

@@ -4,6 +4,7 @@ import kotlinx.coroutines.Dispatchers
 import org.kotlinllm.script.Completion
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.internal.InputRouting
 import org.kotlinllm.script.internal.ProvidedProperties
 
 /**
@@ -18,6 +19,11 @@ public class HostSession private constructor(
 ) : AutoCloseable {
 
     private val events = HostEvents(settings.maxDisplayBytes)
+
+    init {
+        // before the first snippet: a Scanner or BufferedReader keeps the System.in it was given
+        InputRouting.install()
+    }
     private val session = ScriptSession(properties, Dispatchers.Default, settings.configuration, events)
 
     /** The number of the last snippet submitted. */
@@ -31,6 +37,37 @@ public class HostSession private constructor(
      * [lastSnippetNumber], else [IllegalArgumentException].
      */
     public fun submit(code: String, snippetNumber: Int): HostExecution = execution(code, snippetNumber)
+
+    // --- stdin ---
+
+    /**
+     * Runs [code] as `snippet$snippetNumber.kts` like `submit(code, snippetNumber)`; when [allowStdin], a read of
+     * `System.in` by its code (its thread, its coroutines, threads it starts while this is the only session) sends an
+     * [InputRequestEvent] and waits for [answerInput]. Otherwise such a read throws
+     * [org.kotlinllm.script.runtime.StdinNotAllowedException] at once, as it does in the 1- and 2-argument forms.
+     */
+    public fun submit(code: String, snippetNumber: Int, allowStdin: Boolean): HostExecution {
+        // a number that is not new is rejected below and must not change the allowance of the snippet holding it
+        if (!allowStdin || snippetNumber <= lastSnippetNumber) return execution(code, snippetNumber)
+        events.input.allow(snippetNumber, true)
+        try {
+            return execution(code, snippetNumber)
+        } catch (e: Throwable) {
+            events.input.allow(snippetNumber, false)
+            throw e
+        }
+    }
+
+    /**
+     * Answers the [InputRequestEvent] [requestId] with the line [value] (without its line end; null: end of input,
+     * a read then returns -1 and `readLine()` null). A request withdrawn (its snippet cancelled or ended) or unknown
+     * is ignored.
+     */
+    public fun answerInput(requestId: Long, value: String?) {
+        events.input.answer(requestId, value)
+    }
+
+    // --- end stdin ---
 
     private fun execution(code: String, snippetNumber: Int?): HostExecution {
         val execution = session.executeAsync(code, snippetNumber)

@@ -69,7 +69,8 @@ internal class Completer(private val symbols: SessionSymbols, private val provid
 
     private companion object {
         const val PREVIEW_CHARS = 200
-        val SCOPE_FUNCTIONS = listOf("await", "launch", "async", "coroutineContext", "scriptScope")
+        val INPUT_FUNCTIONS = listOf("readPassword", "readLine", "readln")
+        val SCOPE_FUNCTIONS = listOf("await", "launch", "async", "coroutineContext", "scriptScope") + INPUT_FUNCTIONS
         val COMMON_FUNCTIONS = listOf(
             "println", "print", "listOf", "mutableListOf", "mapOf", "mutableMapOf", "setOf", "mutableSetOf",
             "arrayOf", "emptyList", "emptyMap", "require", "check", "error", "repeat", "buildString", "buildList",

@@ -106,6 +106,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.runtime.notebook",
             "org.kotlinllm.script.runtime.render",
             "org.kotlinllm.script.runtime.USE",
+            // stdin: a password prompt (plain reads of System.in need no import)
+            "org.kotlinllm.script.runtime.readPassword",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }

@@ -29,6 +29,12 @@ internal class EventReader(private val session: HostSession) {
         readUntil("'$text' on $stream") { text in text(stream) }
     }
 
+    /** Reads until the [count]th input request (1-based); that request. */
+    fun inputRequest(count: Int = 1): InputRequestEvent {
+        readUntil("input request $count") { events -> events.filterIsInstance<InputRequestEvent>().size >= count }
+        return events.filterIsInstance<InputRequestEvent>()[count - 1]
+    }
+
     /** What was printed on [stream] so far, by any snippet. */
     fun text(stream: String): String = events.filterIsInstance<OutputEvent>().filter { it.stream == stream }.joinToString("") { it.text }
 
@@ -47,6 +53,8 @@ internal class EventReader(private val session: HostSession) {
                         "${event.snippetNumber} ${if (event.update) "update" else "display"} ${event.data.keys}" +
                             (event.displayId?.let { " id=$it" } ?: "")
                     is ClearOutputEvent -> "${event.snippetNumber} clear wait=${event.wait}"
+                    is InputRequestEvent ->
+                        "${event.snippetNumber} input request \"${event.prompt}\"" + if (event.password) " (password)" else ""
                 }
             }
             last = event as? OutputEvent
