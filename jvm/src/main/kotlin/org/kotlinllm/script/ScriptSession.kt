@@ -15,7 +15,6 @@ import org.kotlinllm.script.internal.SessionSymbols
 import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.internal.SnippetRunner
-import org.kotlinllm.script.runtime.Displays
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -79,7 +78,7 @@ public class ScriptSession internal constructor(
         id = ProvidedProperties.register(properties)
         host?.let(OutputRouting::register)
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
-        Displays.opened(display)
+        display.opened()
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
             isDaemon = true
             // a thread started from a JPype-attached thread inherits no context class loader
@@ -181,7 +180,7 @@ public class ScriptSession internal constructor(
 
     private fun serve() {
         OutputRouting.current.set(host)
-        Displays.current.set(display)
+        display.bindToCurrentThread()
         scope.bindToCurrentThread()
         while (true) {
             val task = try {
@@ -246,7 +245,7 @@ public class ScriptSession internal constructor(
         scope.cancel()
         tasks.put(STOP)
         host?.let(OutputRouting::unregister)
-        Displays.closed(display)
+        display.closed()
         ProvidedProperties.unregister(id)
     }
 

@@ -2,6 +2,7 @@ package org.kotlinllm.script.internal
 
 import org.kotlinllm.script.ScriptResult
 import org.kotlinllm.script.runtime.DisplaySink
+import org.kotlinllm.script.runtime.Displays
 import org.kotlinllm.script.runtime.Image
 import org.kotlinllm.script.runtime.MimeBundle
 import org.kotlinllm.script.runtime.MimeTypedResult
@@ -53,6 +54,15 @@ internal class SessionDisplay(
     }
 
     /** [run] with the bundle of its value, when it has one (not for Unit and errors); never throws. */
+
+    /** The session is open: threads that carry no session (ones a snippet started) reach it while it is the only one. */
+    fun opened() = Displays.opened(this)
+
+    /** This thread (the session's) displays through this display. */
+    fun bindToCurrentThread() = Displays.current.set(this)
+
+    fun closed() = Displays.closed(this)
+
     fun withValueBundle(run: SnippetRun): SnippetRun {
         val result = run.result as? ScriptResult.Value ?: return run
         if (result.value === Unit) return run
