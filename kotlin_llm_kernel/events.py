@@ -20,6 +20,10 @@ from .results import Outcome
 #: takes to notice a session closed while it waited.
 WAIT_MILLIS = 60_000
 
+#: The longest a caller's wait blocks at a time. A SIGINT (Ctrl-C) may be taken by any thread of the process, a JVM
+#: thread included; Python then raises KeyboardInterrupt in the main thread only once its wait returns.
+SIGNAL_CHECK_SECONDS = 0.25
+
 
 @dataclass(frozen=True)
 class OutputEvent:
@@ -154,7 +158,7 @@ class SnippetWaiter:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
                         raise TimeoutError(f"snippet{snippet_number}.kts did not settle in {timeout} s")
-                    self._changed.wait(left)
+                    self._changed.wait(SIGNAL_CHECK_SECONDS if left is None else min(left, SIGNAL_CHECK_SECONDS))
                 if not self._events:
                     return self._settled.pop(snippet_number)
                 event = self._events.popleft()

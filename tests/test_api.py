@@ -69,10 +69,11 @@ def test_ctrl_c_cancels_the_snippet(tmp_path: Path) -> None:
         with ScriptSession() as s:
             s.execute("val kept = 1")
             try:
-                s.execute(
+                returned = s.execute(
                     'ProcessBuilder("kill", "-INT", ProcessHandle.current().pid().toString()).start().waitFor()\\n'
                     "Thread.sleep(60000)"
                 )
+                print("returned", returned)
             except KeyboardInterrupt:
                 print("interrupted")
             print("kept", s.execute("kept").value)
