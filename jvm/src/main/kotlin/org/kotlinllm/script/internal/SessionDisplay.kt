@@ -53,8 +53,6 @@ internal class SessionDisplay(
         renderers.add(0, Renderer(type, renderer, caller?.let(locate) ?: "a snippet"))
     }
 
-    /** [run] with the bundle of its value, when it has one (not for Unit and errors); never throws. */
-
     /** The session is open: threads that carry no session (ones a snippet started) reach it while it is the only one. */
     fun opened() = Displays.opened(this)
 
@@ -63,6 +61,7 @@ internal class SessionDisplay(
 
     fun closed() = Displays.closed(this)
 
+    /** [run] with the bundle of its value, when it has one (not for Unit and errors); never throws. */
     fun withValueBundle(run: SnippetRun): SnippetRun {
         val result = run.result as? ScriptResult.Value ?: return run
         if (result.value === Unit) return run
