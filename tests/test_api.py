@@ -65,7 +65,10 @@ def test_ctrl_c_cancels_the_snippet(tmp_path: Path) -> None:
     # starts is not lost (the thread stays interrupted), so no timing is involved.
     script = textwrap.dedent(
         """
+        import signal
         from kotlin_llm_kernel import ScriptSession
+        # Ctrl-C as in a terminal: a process started in the background (as CI may be) inherits SIGINT ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         with ScriptSession() as s:
             s.execute("val kept = 1")
             try:
