@@ -72,3 +72,14 @@ def kernel() -> Iterator[tuple[object, object]]:
     with running_kernel() as (km, kc):
         warm_up(kc)
         yield km, kc
+
+
+@pytest.fixture(scope="module", params=["message", "signal"])
+def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object]]:
+    """A kernel of each interrupt mode (message, signal) shared by the tests of a module, with `val before = 7`."""
+    from kernel_client import KERNEL, SIGNAL_KERNEL, execute, running_kernel, warm_up
+
+    with running_kernel(KERNEL if request.param == "message" else SIGNAL_KERNEL) as (km, kc):
+        warm_up(kc)
+        assert execute(kc, "val before = 7").status == "ok"
+        yield km, kc

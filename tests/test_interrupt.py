@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kernel_client import KERNEL, SIGNAL_KERNEL, collect, execute, read_until, request, running_kernel, warm_up
+from kernel_client import collect, execute, read_until, request, running_kernel, warm_up
 
 #: Only catches a hang: the reply to an interrupted cell typically comes within a fraction of a second.
 INTERRUPT_HANG_GUARD = 30
-
-
-@pytest.fixture(scope="module", params=[KERNEL, SIGNAL_KERNEL], ids=["message", "signal"])
-def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any]]:
-    with running_kernel(request.param) as (km, kc):
-        warm_up(kc)
-        assert execute(kc, "val before = 7").status == "ok"
-        yield km, kc
 
 
 def run_and_interrupt(km: Any, kc: Any, code: str) -> Any:

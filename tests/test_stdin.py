@@ -11,7 +11,7 @@ from kotlin_llm_kernel import Error, ScriptSession, SessionOptions, Value
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from kernel_client import CELL_TIMEOUT, KERNEL, SIGNAL_KERNEL, Cell, collect, execute, running_kernel, warm_up
+from kernel_client import CELL_TIMEOUT, Cell, collect, execute
 
 NOT_ALLOWED = "org.kotlinllm.script.runtime.StdinNotAllowedException"
 NOT_ALLOWED_TEXT = "this cell cannot read input: the client did not allow stdin (allow_stdin=false"
@@ -79,14 +79,6 @@ def test_not_allowed_fails_at_once_with_a_located_error(kernel: tuple[Any, Any])
     assert not kc.stdin_channel.msg_ready(), "no input_request was sent"
     scanner = collect(kc, kc.execute("java.util.Scanner(System.`in`).nextLine()", allow_stdin=False), HANG_GUARD)
     assert scanner.content["ename"] == NOT_ALLOWED, "not Scanner's 'No line found'"
-
-
-@pytest.fixture(scope="module", params=[KERNEL, SIGNAL_KERNEL], ids=["message", "signal"])
-def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any]]:
-    with running_kernel(request.param) as (km, kc):
-        warm_up(kc)
-        assert execute(kc, "val before = 7").status == "ok"
-        yield km, kc
 
 
 def test_interrupt_while_waiting_for_input(mode_kernel: tuple[Any, Any]) -> None:

@@ -1,7 +1,5 @@
 package org.kotlinllm.script.runtime
 
-import java.util.concurrent.CopyOnWriteArraySet
-
 /** What the display functions act on: the display of one session (implemented by the engine's SessionDisplay). */
 internal interface DisplaySink {
     fun display(value: Any?, id: String?, update: Boolean)
@@ -13,23 +11,10 @@ internal interface DisplaySink {
 }
 
 /** Which session's display the display functions reach: the one running the calling code, found as SessionScopes does. */
-internal object Displays {
-
-    /** Set on the session's thread and in its coroutines. */
-    val current: ThreadLocal<DisplaySink?> = ThreadLocal()
-
-    private val live = CopyOnWriteArraySet<DisplaySink>()
-
-    fun opened(sink: DisplaySink) {
-        live += sink
-    }
-
-    fun closed(sink: DisplaySink) {
-        live -= sink
-    }
+internal object Displays : SessionLocal<DisplaySink>() {
 
     /** The sink of the session running the calling code; on other threads the only live one; else text to System.out. */
-    fun ofCaller(): DisplaySink = current.get() ?: live.singleOrNull() ?: Printing
+    fun ofCaller(): DisplaySink = ofCallerOrNull() ?: Printing
 
     /** Outside any session (or with several and none of them calling): the text of each display, printed. */
     private object Printing : DisplaySink {
