@@ -20,6 +20,8 @@ from .output import OutputBudget, coalesce
 StreamSender = Callable[[str, str, "dict[str, Any] | None"], None]
 #: Sends one message (msg_type, content) on iopub under a parent header (None: the current one).
 MessageSender = Callable[[str, "dict[str, Any]", "dict[str, Any] | None"], None]
+#: Asks the frontend for the line an input request waits for.
+InputAsker = Callable[[InputRequestEvent], None]
 
 
 @dataclass
@@ -38,9 +40,12 @@ class Cell:
 class CellOutput:
     """The cells that wait for their snippets, and where output goes; used on the event loop's thread only."""
 
-    def __init__(self, send: StreamSender, send_message: MessageSender | None = None) -> None:
+    def __init__(
+        self, send: StreamSender, send_message: MessageSender | None = None, ask_input: InputAsker | None = None
+    ) -> None:
         self._send = send
         self._send_message = send_message
+        self._ask_input = ask_input
         self._running: dict[int, Cell] = {}
         self._last: Cell | None = None
         self._last_settled: Cell | None = None
@@ -55,16 +60,18 @@ class CellOutput:
         self._running.pop(number, None)
 
     def deliver(self, events: list[Event]) -> None:
-        """Sends the output of ``events`` under its cells and settles the cells, in order."""
+        """Sends the output of ``events`` under its cells, asks for input and settles the cells, in order."""
         pending: list[OutputEvent] = []
         for event in events:
             if isinstance(event, OutputEvent):
                 pending.append(event)
                 continue
-            if isinstance(event, InputRequestEvent):  # the kernel's to answer (KotlinKernel._deliver)
-                continue
             self._send_output(pending)
             pending = []
+            if isinstance(event, InputRequestEvent):  # asked once the output printed before it was sent
+                if self._ask_input is not None:
+                    self._ask_input(event)
+                continue
             if isinstance(event, DisplayEvent | ClearOutputEvent):
                 self._send_display(event)
                 continue
@@ -83,8 +90,7 @@ class CellOutput:
         chunks = coalesce((e.stream, e.text) for e in events)
         running = self._running.get(number)
         if running is None:  # printed after its cell settled, or between cells: not cut, as nothing waits for it
-            owner = self._last_settled if self._last_settled and self._last_settled.number == number else self._last
-            parent = owner.parent if owner is not None else None
+            parent = self._parent_of_settled(number)
             for stream, text in chunks:
                 self._send(stream, text, parent)
             return
@@ -94,7 +100,12 @@ class CellOutput:
             if shown := running.budget.admit(text):
                 self._send(stream, shown, running.parent)
 
-    # --- rich output ---
+    def _parent_of_settled(self, number: int) -> dict[str, Any] | None:
+        """Where output of snippet ``number`` goes once its cell settled: under that cell if it was the last to
+        settle, else (printed between cells, or by an older snippet's coroutine) under the last cell."""
+        last_settled = self._last_settled
+        owner = last_settled if last_settled is not None and last_settled.number == number else self._last
+        return owner.parent if owner is not None else None
 
     def _send_display(self, event: DisplayEvent | ClearOutputEvent) -> None:
         """Sends a display, an update or a clearing under its cell, after the output printed before it."""
@@ -103,15 +114,8 @@ class CellOutput:
         running = self._running.get(event.snippet_number)
         if running is not None and running.silent:
             return
-        if running is None:  # sent by a coroutine after its cell settled: under the cell, as its output is
-            owner = (
-                self._last_settled
-                if self._last_settled and self._last_settled.number == event.snippet_number
-                else self._last
-            )
-            parent = owner.parent if owner is not None else None
-        else:
-            parent = running.parent
+        # sent by a coroutine after its cell settled: under the cell, as its output is
+        parent = self._parent_of_settled(event.snippet_number) if running is None else running.parent
         msg_type, content, summary = display_message(event)
         self._send_message(msg_type, content, parent)
         if running is not None:

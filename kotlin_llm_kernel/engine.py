@@ -67,14 +67,6 @@ def to_java(value: Any) -> Any:
     raise TypeError(f"cannot provide a {type(value).__name__} to Kotlin; use str, int, float, bool, list, dict or None")
 
 
-def properties_to_java(properties: Mapping[str, Any]) -> Any:
-    """A ``java.util.Map<String, Object>`` keeping the order of ``properties``."""
-    result = jpype.JClass("java.util.LinkedHashMap")()
-    for name, value in properties.items():
-        result.put(jpype.JString(name), to_java(value))
-    return result
-
-
 _BOXED = {
     "java.lang.String": str,
     "java.lang.Character": str,
@@ -140,8 +132,6 @@ def to_outcome(outcome: Any) -> Outcome:
     )
 
 
-# --- rich output ---
-
 _JSON_MIME = re.compile(r"^application/(.*\+)?json$")
 
 
@@ -175,10 +165,8 @@ def to_event(event: Any) -> Event:
         return OutputEvent(number, str(event.getStream()), str(event.getText()))
     if (display := to_display_event(event, number)) is not None:
         return display
-    # --- stdin ---
     if isinstance(event, jpype.JClass(f"{HOST}.InputRequestEvent")):
         return InputRequestEvent(number, int(event.getRequestId()), str(event.getPrompt()), bool(event.getPassword()))
-    # --- end stdin ---
     outcome = event.getOutcome()
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
@@ -203,16 +191,15 @@ class EngineSession:
     """One engine session (``HostSession``): its snippets share declarations; its output comes as events."""
 
     def __init__(self, request: SessionRequest) -> None:
+        timeout = request.resolution_timeout
         settings = jpype.JClass(f"{HOST}.HostSettings")(
             request.local_repository,
-            _java_list(request.repositories) if request.repositories else None,
-            _java_millis(request.resolution_timeout),
+            to_java(request.repositories) if request.repositories else None,
+            None if timeout is None else to_java(round(timeout * 1000)),  # milliseconds
             None,  # the Maven settings file: the engine's default
-            None
-            if request.max_display_bytes is None
-            else jpype.JClass("java.lang.Long").valueOf(request.max_display_bytes),
+            to_java(request.max_display_bytes),
         )
-        self._session = jpype.JClass(f"{HOST}.HostSession").create(properties_to_java(request.properties), settings)
+        self._session = jpype.JClass(f"{HOST}.HostSession").create(to_java(request.properties), settings)
         self._closed = False
 
     @property
@@ -229,21 +216,17 @@ class EngineSession:
         With ``allow_stdin`` its reads of ``System.in`` come as :class:`.events.InputRequestEvent` s to answer with
         :meth:`answer_input`; without, they fail at once with the engine's located ``StdinNotAllowedException``.
         """
-        if allow_stdin:  # --- stdin ---
+        if allow_stdin:  # the engine takes the allowance only with a snippet number
             number = self.last_snippet_number + 1 if snippet_number is None else snippet_number
             return Execution(self._session.submit(jpype.JString(code), jpype.JInt(number), jpype.JBoolean(True)))
         if snippet_number is None:
             return Execution(self._session.submit(jpype.JString(code)))
         return Execution(self._session.submit(jpype.JString(code), jpype.JInt(snippet_number)))
 
-    # --- stdin ---
-
     def answer_input(self, request_id: int, value: str | None) -> None:
         """Answers an input request with a line (its line end is added) or None (end of input); a withdrawn or
         unknown request is ignored."""
         self._session.answerInput(jpype.JLong(request_id), None if value is None else jpype.JString(value))
-
-    # --- end stdin ---
 
     def next_events(self, timeout_millis: int) -> list[Event]:
         """Waits up to ``timeout_millis`` for events and returns all there are, in order (none once closed)."""
@@ -262,14 +245,3 @@ class EngineSession:
         if not self._closed:
             self._closed = True
             self._session.close()
-
-
-def _java_millis(seconds: float | None) -> Any:
-    return None if seconds is None else jpype.JClass("java.lang.Long").valueOf(round(seconds * 1000))
-
-
-def _java_list(items: tuple[str, ...]) -> Any:
-    result = jpype.JClass("java.util.ArrayList")()
-    for item in items:
-        result.add(jpype.JString(item))
-    return result

@@ -67,9 +67,6 @@ class ClearOutputEvent:
     wait: bool
 
 
-# --- stdin ---
-
-
 @dataclass(frozen=True)
 class InputRequestEvent:
     """The code of snippet ``snippet_number`` reads its input (the host allowed it) and waits until
@@ -80,8 +77,6 @@ class InputRequestEvent:
     prompt: str  # "" for a plain read of System.in: its own prompt was printed before
     password: bool
 
-
-# --- end stdin ---
 
 Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent | InputRequestEvent
 

@@ -84,7 +84,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._worker = DaemonWorker("kotlin-llm-worker")
         self._running: Execution | None = None
         self._reply_metadata: dict[str, Any] = {}
-        self._cells = CellOutput(self._send_stream, self._send_message)
+        self._cells = CellOutput(self._send_stream, self._send_message, self._ask_input)
         self._reader: EventReader | None = None
         self._stdin: StdinChannel | None = None
         self._input_cell: InputCell | None = None
@@ -124,7 +124,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
 
         def deliver(events: list[Event]) -> None:  # reader thread
             try:
-                loop.call_soon_threadsafe(self._deliver, session, events)
+                loop.call_soon_threadsafe(self._cells.deliver, events)
             except RuntimeError:  # the loop is closed: the kernel is shutting down
                 pass
 
@@ -255,21 +255,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled
 
-    # --- stdin ---
-
-    def _deliver(self, session: EngineSession, events: list[Event]) -> None:
-        """On the event loop: output and settling through :class:`.cell_output.CellOutput`; an input request is
-        asked once the output printed before it was sent."""
-        start = 0
-        for index, event in enumerate(events):
-            if isinstance(event, InputRequestEvent):
-                self._cells.deliver(events[start:index])
-                self._ask_input(session, event)
-                start = index + 1
-        self._cells.deliver(events[start:])
-
-    def _ask_input(self, session: EngineSession, event: InputRequestEvent) -> None:
+    def _ask_input(self, event: InputRequestEvent) -> None:
         """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""
+        session = self._session.result()  # it asked: it runs
         cell = self._input_cell
         if cell is None or cell.number != event.snippet_number or cell.stop.is_set():
             # not the running cell's: the engine fails that read when its snippet settles
@@ -288,8 +276,6 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
                 lambda value: session.answer_input(request_id, value),
             )
         )
-
-    # --- end stdin ---
 
     def _finish(self, settled: SettledEvent, number: int, silent: bool) -> dict[str, Any]:
         outcome = settled.outcome

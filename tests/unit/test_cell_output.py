@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from kotlin_llm_kernel.cell_output import Cell, CellOutput
-from kotlin_llm_kernel.events import ClearOutputEvent, DisplayEvent, OutputEvent, SettledEvent
+from kotlin_llm_kernel.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent
 from kotlin_llm_kernel.output import OutputBudget
 from kotlin_llm_kernel.results import Value
 
@@ -140,3 +140,19 @@ def test_displays_go_under_their_cell_after_its_pending_output_and_are_listed_fo
         {"output_type": "update_display_data", "mime_types": ["text/plain"], "display_id": "d"},
         {"output_type": "clear_output", "wait": True},
     ]
+
+
+def test_an_input_request_is_asked_after_the_output_printed_before_it() -> None:
+    sent: Sent = []
+
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 9)
+        output.deliver(
+            [OutputEvent(9, "stdout", "Name: "), InputRequestEvent(9, 1, "", False), OutputEvent(9, "stdout", "after")]
+        )
+
+    def ask(event: InputRequestEvent) -> None:
+        sent.append(("input", event.prompt, event.request_id))
+
+    asyncio.run(scenario(CellOutput(lambda stream, text, under: sent.append((stream, text, under)), None, ask)))
+    assert sent == [("stdout", "Name: ", parent("cell9")), ("input", "", 1), ("stdout", "after", parent("cell9"))]

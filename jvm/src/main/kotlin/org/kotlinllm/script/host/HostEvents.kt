@@ -30,11 +30,10 @@ internal class HostEvents(
     @Volatile
     private var closed = false
 
-    // --- stdin: reads of System.in by the session's code become InputRequestEvents ---
+    // stdin: reads of System.in by the session's code become InputRequestEvents
     override val input: SessionInput = SessionInput { number, requestId, prompt, password ->
         add(InputRequestEvent(number, requestId, prompt, password))
     }
-    // --- end stdin ---
 
     override fun write(stream: String, text: String) {
         if (text.isNotEmpty()) add(OutputEvent(snippetNumber, stream, text))

@@ -38,8 +38,6 @@ public class HostSession private constructor(
      */
     public fun submit(code: String, snippetNumber: Int): HostExecution = execution(code, snippetNumber)
 
-    // --- stdin ---
-
     /**
      * Runs [code] as `snippet$snippetNumber.kts` like `submit(code, snippetNumber)`; when [allowStdin], a read of
      * `System.in` by its code (its thread, its coroutines, threads it starts while this is the only session) sends an
@@ -66,8 +64,6 @@ public class HostSession private constructor(
     public fun answerInput(requestId: Long, value: String?) {
         events.input.answer(requestId, value)
     }
-
-    // --- end stdin ---
 
     private fun execution(code: String, snippetNumber: Int?): HostExecution {
         val execution = session.executeAsync(code, snippetNumber)

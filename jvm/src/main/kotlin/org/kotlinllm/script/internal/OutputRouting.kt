@@ -69,15 +69,14 @@ internal object OutputRouting {
         return capturing.singleOrNull()
     }
 
-    // --- stdin: InputRouting reads System.in from the session this thread prints to ---
-
-    /** The session whose code runs on this thread (the target of its output), null for none. */
+    /**
+     * For InputRouting, which reads System.in from the session this thread prints to: the session whose code runs
+     * on this thread (the target of its output), null for none.
+     */
     fun sessionOfThisThread(): OutputTarget? = targetOfThisThread().takeIf { it !== compilerLog }
 
     /** Whether any session captures its code's output. */
     val anyCapturing: Boolean get() = capturing.isNotEmpty()
-
-    // --- end stdin ---
 
     @Synchronized
     private fun install() {
