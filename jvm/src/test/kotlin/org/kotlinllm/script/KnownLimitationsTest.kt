@@ -21,32 +21,6 @@ class KnownLimitationsTest {
         run(code).assertError(phase).message.replace("snippet${session.lastSnippetNumber}.kts", "snippetN.kts")
 
     @Test
-    fun `a class of an earlier snippet inside a declaration of inferred type gets a hint to declare the type`() {
-        run("class Plain").assertValue()
-        assertEquals(
-            "snippetN.kts:1:28: error: Unresolved reference 'Plain'.\n" +
-                "  | fun isPlain(x: Any) = x is <error>Plain</error>\n" +
-                "hint: a known bug of the K2 REPL compiler: 'Plain' is not resolved inside 'isPlain', whose type is " +
-                "inferred, when this snippet also uses 'isPlain'; declare the type: fun isPlain(x: Any): <Type> = …",
-            message("fun isPlain(x: Any) = x is Plain\nisPlain(1)", ExecutionPhase.COMPILATION),
-        )
-        assertEquals(false, run("fun isPlain(x: Any): Boolean = x is Plain\nisPlain(1)").assertValue().value)
-    }
-
-    @Test
-    fun `the same bug hits earlier vals and functions`() {
-        run("val earlierVal = 5").assertValue()
-        assertEquals(
-            "snippetN.kts:1:17: error: Unresolved reference 'earlierVal'.\n" +
-                "  | fun usesVal() = <error>earlierVal</error> + 1\n" +
-                "hint: a known bug of the K2 REPL compiler: 'earlierVal' is not resolved inside 'usesVal', whose type " +
-                "is inferred, when this snippet also uses 'usesVal'; declare the type: fun usesVal(): <Type> = …",
-            message("fun usesVal() = earlierVal + 1\nusesVal()", ExecutionPhase.COMPILATION),
-        )
-        assertEquals(6, run("fun usesVal(): Int = earlierVal + 1\nusesVal()").assertValue().value)
-    }
-
-    @Test
     fun `a value class property of an earlier snippet gets a hint to name its getter`() {
         run("import kotlin.time.Duration.Companion.seconds\nval timeoutV = 5.seconds").assertValue()
         assertEquals(

@@ -140,6 +140,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      */
     private var snippetTree: Any? = null
 
+    /** The extra default imports of the snippet being compiled, added when the compiler refines its configuration. */
+    private var snippetImports: List<String> = emptyList()
+
     /** Called by the compiler with its PSI file of the snippet, before it builds the FIR: holds the tree (see [snippetTree]). */
     @OptIn(KtExperimentalApi::class, KtNonPublicApi::class)
     private fun holdSnippetTree(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration> {
@@ -149,7 +152,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             snippetTree = file.node to script
             if (script != null && !script.isReplSnippet) script.markAsReplSnippet() // lost already: marked again
         }
-        return context.compilationConfiguration.asSuccess()
+        val configuration = context.compilationConfiguration
+        if (snippetImports.isEmpty()) return configuration.asSuccess()
+        return configuration.with { defaultImports.append(snippetImports) }.asSuccess()
     }
 
     /** The compiler's project, for parsing snippets with the same PSI it uses. */
@@ -160,12 +165,16 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         addedClasspath += entries
     }
 
-    /** Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets). */
-    fun compile(source: SourceCode, extraClasspath: List<File> = emptyList()): Compilation {
+    /**
+     * Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets), and with
+     * [extraImports] among its default imports (see [ShadowingImports]).
+     */
+    fun compile(source: SourceCode, extraClasspath: List<File> = emptyList(), extraImports: List<String> = emptyList()): Compilation {
         val previous = state.lastCompiledSnippet
         val classpath = addedClasspath + extraClasspath
         val configuration = if (classpath.isEmpty()) compilationConfiguration
         else compilationConfiguration.with { updateClasspath(classpath) }
+        snippetImports = extraImports
         val started = System.nanoTime()
         val result = try {
             OutputRouting.toCompilerLog { callSuspending { compiler.compile(listOf(source), configuration) } }
@@ -176,6 +185,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             return Compilation.Crashed(e)
         } finally {
             snippetTree = null
+            snippetImports = emptyList()
             logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         return when (result) {

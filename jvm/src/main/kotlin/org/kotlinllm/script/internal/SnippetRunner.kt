@@ -51,6 +51,7 @@ internal class SnippetRunner(
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
+    private val shadowingImports = ShadowingImports()
     private var classDirectories: File? = null
 
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
@@ -76,7 +77,11 @@ internal class SnippetRunner(
             DependencyResolution.None -> null
         }
         val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
-        val compilation = compilerHost.compile(code.toScriptSource(fileName), resolved?.classpath.orEmpty())
+        val compilation = compilerHost.compile(
+            code.toScriptSource(fileName),
+            resolved?.classpath.orEmpty(),
+            shadowingImports.imports(parsed),
+        )
         return when (compilation) {
             is Compilation.Crashed -> compilationError(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
@@ -125,7 +130,9 @@ internal class SnippetRunner(
         }
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)
-            symbols.declared(parsed, compilerHost.lastEvaluatedClass())
+            val snippetClass = compilerHost.lastEvaluatedClass()
+            symbols.declared(parsed, snippetClass)
+            snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }
         return when (evaluation) {
