@@ -6,6 +6,8 @@ import org.kotlinllm.script.diagnostics.SourceRange
 
 /**
  * Recognizes the known bugs of the K2 REPL compiler in what a snippet got, and says in one line how to avoid them.
+ * (Bug 2, declarations with value classes in their signature called from later snippets by names they are not
+ * declared under, is repaired in the bytecode: see [ValueClassCalls].)
  */
 internal class KnownLimitations {
 
@@ -59,17 +61,6 @@ internal class KnownLimitations {
         return listOf(Diagnostic(Severity.ERROR, "The Kotlin compiler failed internally ($line)", range, hint))
     }
 
-    /** Bug 2: a value-class-typed declaration of an earlier snippet is called by its mangled name. */
-    fun runtimeHint(error: Throwable): String? {
-        if (error !is NoSuchMethodError) return null
-        val match = MANGLED.find(error.message.orEmpty()) ?: return null
-        val method = match.groupValues[2]
-        val name = if (method.startsWith("get") && method.length > 3) method.substring(3).replaceFirstChar { it.lowercase() } else method
-        return "a known bug of the K2 REPL compiler: '$name' has a value class type (like Duration or UInt) and " +
-            "was declared in an earlier snippet; declare it again with @JvmName, e.g. @get:JvmName(\"$name\") val $name = …, " +
-            "or use it within the snippet declaring it"
-    }
-
     private fun locate(parsed: ParsedSnippet, name: String): SourceRange? {
         val index = Regex("""\b${Regex.escape(name)}\b""").find(parsed.source.text)?.range ?: return null
         return parsed.source.range(index.first, index.last + 1)
@@ -89,7 +80,6 @@ internal class KnownLimitations {
         val INLINE_CALL = Regex("""Couldn't inline method call: CALL 'public final fun (\w+)""")
         val INLINE_DECLARATION = Regex("""Exception while generating code for public final fun (\w+) .*\[inline]""")
         val UNKNOWN_CONSTANT = Regex("""Unknown function: (\w+)\(Snippet\d+[.\w]*\)""")
-        val MANGLED = Regex("""'[^']* (Snippet\d+)\.([\w$]+)-[\w]+\(""")
         val SCOPE_MEMBERS = setOf("await", "launch", "async", "coroutineContext")
     }
 }

@@ -113,9 +113,7 @@ internal object ProvidedProperties {
     /** The prelude snippet: one getter property per provided property, reading [ProvidedValues]. */
     fun prelude(sessionId: Long, properties: List<ScriptProperty<*>>): String = properties.joinToString("\n") { property ->
         val type = render(property.type)
-        // a getter of a value class type is declared unmangled but called mangled (a K2 REPL bug): name it
-        val jvmName = if ((property.type.classifier as KClass<*>).isValue) "@get:JvmName(\"${property.name}\") " else ""
-        "@Suppress(\"UNCHECKED_CAST\") $jvmName" + "val ${property.name}: $type get() = " +
+        "@Suppress(\"UNCHECKED_CAST\") val ${property.name}: $type get() = " +
             "${ProvidedValues::class.qualifiedName}.get(${sessionId}L, \"${property.name}\") as $type"
     }
 }

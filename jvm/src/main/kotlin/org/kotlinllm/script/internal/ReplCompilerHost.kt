@@ -130,6 +130,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     private val memory = CompilerMemory(state)
     private val evaluator = K2ReplEvaluator()
     private val addedClasspath = mutableListOf<File>()
+    private val valueClassCalls = ValueClassCalls()
 
     /**
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
@@ -192,7 +193,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             is ResultWithDiagnostics.Success -> {
                 val module = (result.value.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
                 val classFiles = module?.compilerOutputFiles.orEmpty()
-                (classFiles as? MutableMap<String, ByteArray>)?.let(SnippetBytecode::instrument)
+                (classFiles as? MutableMap<String, ByteArray>)?.let { SnippetBytecode.instrument(it, valueClassCalls) }
                     ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
                 addedClasspath += extraClasspath
                 Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles)

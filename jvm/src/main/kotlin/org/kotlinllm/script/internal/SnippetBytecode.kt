@@ -14,75 +14,77 @@ import org.kotlinllm.script.runtime.Interruption
  * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
  * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
  * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
- * `@file:DependsOn` jars.
+ * `@file:DependsOn` jars. The calls between snippets of declarations with value classes in their signature are
+ * repaired by [ValueClassCalls].
  */
 internal object SnippetBytecode {
 
     private val interruption = Type.getInternalName(Interruption::class.java)
     private val contextClassLoader = Type.getInternalName(ContextClassLoader::class.java)
 
-    /** Instruments the class files of [classFiles] in place; the compiler's class loader reads them from there. */
-    fun instrument(classFiles: MutableMap<String, ByteArray>) {
-        for ((path, bytes) in classFiles.entries.toList()) {
-            if (path.endsWith(".class")) classFiles[path] = instrument(bytes)
-        }
+    /**
+     * Instruments the class files of [classFiles] in place (the compiler's class loader reads them from there), with
+     * [valueClassCalls] knowing the classes of the session's earlier snippets.
+     */
+    fun instrument(classFiles: MutableMap<String, ByteArray>, valueClassCalls: ValueClassCalls) {
+        val classes = classFiles.filterKeys { it.endsWith(".class") }
+        valueClassCalls.learn(classes.values)
+        for ((path, bytes) in classes) classFiles[path] = instrument(bytes, valueClassCalls)
     }
 
-    fun instrument(bytes: ByteArray): ByteArray {
+    private fun instrument(bytes: ByteArray, valueClassCalls: ValueClassCalls): ByteArray {
         val reader = ClassReader(bytes)
         val className = reader.className
         val writer = ClassWriter(reader, 0)
         var changed = false
-        reader.accept(
-            object : ClassVisitor(Opcodes.ASM9, writer) {
-                override fun visitMethod(
-                    access: Int,
-                    name: String?,
-                    descriptor: String?,
-                    signature: String?,
-                    exceptions: Array<out String>?,
-                ): MethodVisitor {
-                    val next = super.visitMethod(access, name, descriptor, signature, exceptions)
-                    val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
-                    return object : MethodVisitor(Opcodes.ASM9, next) {
-                        private val visited = HashSet<Label>()
+        val instrumenting = object : ClassVisitor(Opcodes.ASM9, writer) {
+            override fun visitMethod(
+                access: Int,
+                name: String?,
+                descriptor: String?,
+                signature: String?,
+                exceptions: Array<out String>?,
+            ): MethodVisitor {
+                val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+                val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
+                return object : MethodVisitor(Opcodes.ASM9, next) {
+                    private val visited = HashSet<Label>()
 
-                        override fun visitCode() {
-                            super.visitCode()
-                            if (isSnippetBody) {
-                                super.visitLdcInsn(Type.getObjectType(className))
-                                super.visitMethodInsn(
-                                    Opcodes.INVOKESTATIC,
-                                    contextClassLoader,
-                                    "setToLoaderOf",
-                                    "(Ljava/lang/Class;)V",
-                                    false,
-                                )
-                                changed = true
-                            }
-                        }
-
-                        override fun visitLabel(label: Label) {
-                            visited += label
-                            super.visitLabel(label)
-                        }
-
-                        override fun visitJumpInsn(opcode: Int, label: Label) {
-                            if (label in visited) {
-                                super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
-                                changed = true
-                            }
-                            super.visitJumpInsn(opcode, label)
-                        }
-
-                        override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                            super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                    override fun visitCode() {
+                        super.visitCode()
+                        if (isSnippetBody) {
+                            super.visitLdcInsn(Type.getObjectType(className))
+                            super.visitMethodInsn(
+                                Opcodes.INVOKESTATIC,
+                                contextClassLoader,
+                                "setToLoaderOf",
+                                "(Ljava/lang/Class;)V",
+                                false,
+                            )
+                            changed = true
                         }
                     }
+
+                    override fun visitLabel(label: Label) {
+                        visited += label
+                        super.visitLabel(label)
+                    }
+
+                    override fun visitJumpInsn(opcode: Int, label: Label) {
+                        if (label in visited) {
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                            changed = true
+                        }
+                        super.visitJumpInsn(opcode, label)
+                    }
+
+                    override fun visitMaxs(maxStack: Int, maxLocals: Int) {
+                        super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                    }
                 }
-            },
-            0,
-        )
+            }
+        }
+        reader.accept(valueClassCalls.rewrite(instrumenting) { changed = true }, 0)
         return if (changed) writer.toByteArray() else bytes
     }
 

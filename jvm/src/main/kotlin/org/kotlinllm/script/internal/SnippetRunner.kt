@@ -143,7 +143,6 @@ internal class SnippetRunner(
             is Evaluation.Threw -> {
                 val report = buildString {
                     append(stackTraces.render(evaluation.error))
-                    limitations.runtimeHint(evaluation.error)?.let { append("\nhint: ").append(it) }
                     val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
                     if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
                 }
