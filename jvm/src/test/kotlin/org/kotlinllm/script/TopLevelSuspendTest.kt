@@ -86,6 +86,18 @@ class TopLevelSuspendTest {
     }
 
     @Test
+    fun `warnings of a suspending statement are located in the user's text`() {
+        val result = run("suspend fun one(): Int = 1\ndelay(1); val w = one() as Int\nw").assertValue()
+        assertEquals(1, result.value)
+        assertEquals(
+            listOf(
+                "snippet${session.lastSnippetNumber}.kts:2:25: warning: Cast is redundant.\n  | delay(1); val w = one() <error>as Int</error>",
+            ),
+            result.warnings,
+        )
+    }
+
+    @Test
     fun `a suspend call inside a function is still the user's error`() {
         assertEquals(
             "snippetN.kts:1:15: error: Suspend function 'suspend fun delay(timeMillis: Long): Unit' can only be called " +
