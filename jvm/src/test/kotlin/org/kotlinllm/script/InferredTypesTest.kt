@@ -59,6 +59,13 @@ class InferredTypesTest {
     }
 
     @Test
+    fun `an earlier declaration wins over a default-imported one of the same name inside them`() {
+        assertEquals(0, last("fun max(a: Int, b: Int) = 0", "fun f1() = max(3, 4)\nf1()"))
+        assertEquals(0, last("fun max(a: Int, b: Int) = 0", "class C { fun m() = max(3, 4) }\nC().m()"))
+        assertEquals(5, last("val PI = 5", "fun p() = PI\np()"))
+    }
+
+    @Test
     fun `a var of an earlier snippet is read and written`() {
         assertEquals(2, last("var counter = 0", "fun inc() = ++counter\ninc()\ninc()"))
     }

@@ -42,6 +42,12 @@ internal class SourceText(val text: String) {
         return (index + 1) to (clamped - lineStarts[index] + 1)
     }
 
+    /** The offset of the 1-based [line] and [column], clamped to the text. */
+    fun offset(line: Int, column: Int): Int {
+        val start = lineStarts[(line - 1).coerceIn(0, lineStarts.size - 1)]
+        return (start + column - 1).coerceIn(0, text.length)
+    }
+
     fun range(startOffset: Int, endOffset: Int): SourceRange {
         val (startLine, startColumn) = position(startOffset)
         val (endLine, endColumn) = position(endOffset)

@@ -85,6 +85,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
         defaultImports(
             "kotlinx.coroutines.*",
+            // as in Kotlin notebooks: sqrt, max, pow, PI without an import (a snippet's own declarations win)
+            "kotlin.math.*",
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
             // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt

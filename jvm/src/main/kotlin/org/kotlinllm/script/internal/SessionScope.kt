@@ -61,8 +61,9 @@ internal class SessionScope(
 
     /** Cancels the evaluation running on [thread]: its [await]s, a blocking call, and a busy loop. */
     fun cancelEvaluation(thread: Thread) {
-        snippetJob?.cancel()
+        // requested first, so that code seeing the cancelled job also sees the request (runSuspending)
         Interruption.request(thread)
+        snippetJob?.cancel()
         thread.interrupt()
     }
 

@@ -52,6 +52,9 @@ internal class SnippetRunner(
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
     private val shadowingImports = ShadowingImports()
+
+    /** Rewrites tried in turn when a snippet's first compilation fails. */
+    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements)
     private var classDirectories: File? = null
 
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
@@ -77,12 +80,7 @@ internal class SnippetRunner(
             DependencyResolution.None -> null
         }
         val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
-        val compilation = compilerHost.compile(
-            code.toScriptSource(fileName),
-            resolved?.classpath.orEmpty(),
-            shadowingImports.imports(parsed),
-        )
-        return when (compilation) {
+        return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty())) {
             is Compilation.Crashed -> compilationError(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
@@ -93,6 +91,24 @@ internal class SnippetRunner(
                 resolved?.commit?.invoke()
                 evaluate(fileName, parsed, compilation, resolved, versionNotes)
             }
+        }
+    }
+
+    /**
+     * Compiles the snippet; when that fails on a compiler limitation that one of [secondAttempts] avoids, compiles
+     * its rewrite instead, with the diagnostics located in the user's text. The failed first compilation leaves
+     * nothing behind, and the snippet keeps its file name.
+     */
+    private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>): Compilation {
+        val imports = shadowingImports.imports(parsed)
+        val first = compilerHost.compile(parsed.source.text.toScriptSource(fileName), classpath, imports)
+        if (first !is Compilation.Failed) return first
+        val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) } ?: return first
+        logger.debug { "compiling $fileName again, rewritten" }
+        return when (val second = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
+            is Compilation.Compiled -> Compilation.Compiled(second.snippet, rewrite.mapBack(second.diagnostics), second.classFiles)
+            is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
+            is Compilation.Crashed -> first
         }
     }
 

@@ -2,6 +2,7 @@
 
 package org.kotlinllm.script.runtime
 
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
 import kotlinx.coroutines.Deferred
@@ -25,6 +26,21 @@ public val scriptScope: ScriptScope get() = SessionScopes.ofCaller()
 
 /** Runs the suspending [block] on the session's thread, blocking until it completes: see [ScriptScope.await]. */
 public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScopes.ofCaller().await(block)
+
+/**
+ * Runs a top-level statement of a snippet that calls suspend functions, as [await] does: the engine compiles such a
+ * statement inside a call of this (see SuspendingStatements). Its block has no receiver, so the statement's names
+ * resolve as the user wrote them (a `launch` in it is still the session's). Public only because compiled snippets
+ * call it.
+ */
+public fun <T> runSuspending(block: suspend () -> T): T = try {
+    SessionScopes.ofCaller().await { block() }
+} catch (e: Exception) {
+    // cancelled by an interrupt (which cancels the job and interrupts the thread, whichever it sees first): reported
+    // as a cancelled loop is, located at the user's statement
+    if (e is CancellationException || e is InterruptedException) Interruption.check()
+    throw e
+}
 
 /** Starts a coroutine that keeps running after the snippet, until it completes or the session is closed. */
 public fun launch(
