@@ -72,4 +72,16 @@ internal class SnippetRewrite(
         val (line, column) = original.position(offset - shift)
         return SourceCode.Position(line, column)
     }
+
+    companion object {
+        /**
+         * A rewrite that avoids the [fixed] errors of the first compilation: if it fails too, the user's other errors
+         * are reported as the compiler found them in the user's text, and failing those, why the rewrite failed.
+         */
+        fun avoiding(original: SourceText, insertions: List<Insertion>, fixed: Set<ScriptDiagnostic>): SnippetRewrite =
+            SnippetRewrite(original, insertions) { first, second ->
+                val remaining = first.filter { it !in fixed }
+                if (remaining.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) remaining else second
+            }
+    }
 }

@@ -54,7 +54,7 @@ internal class SnippetRunner(
     private val shadowingImports = ShadowingImports()
 
     /** Rewrites tried in turn when a snippet's first compilation fails. */
-    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements)
+    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions)
     private var classDirectories: File? = null
 
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */

@@ -45,11 +45,7 @@ internal object SuspendingStatements : SecondAttempt {
                 SnippetRewrite.Insertion(expression.textRange.endOffset, " }"),
             )
         }
-        // the user's other errors, as the compiler reported them for the user's text; failing that, why the rewrite failed
-        return SnippetRewrite(parsed.source, insertions) { first, second ->
-            val remaining = first.filter { it !in fixed }
-            if (remaining.any { it.severity >= ScriptDiagnostic.Severity.ERROR }) remaining else second
-        }
+        return SnippetRewrite.avoiding(parsed.source, insertions, fixed)
     }
 
     /** The top-level statement, or the initializer or delegate of a top-level property, holding [offset]. */
