@@ -236,6 +236,23 @@ class Comparison:
                 found.append(Gap(notebook, cell, status or ERROR, here.error(cell.number) or ""))
         return found
 
+    def compared(self) -> bool:
+        """Whether some notebook ran on both kernels."""
+        return any(self.run(n, OURS) is not None and self.run(n, ANCHOR) is not None for n in self.cells)
+
+    def failures(self, kernel: str) -> list[tuple[str, Cell, str]]:
+        """Cells that failed or timed out on ``kernel``: (notebook, cell, the error)."""
+        found: list[tuple[str, Cell, str]] = []
+        for notebook, cells in self.cells.items():
+            run = self.run(notebook, kernel)
+            if run is None:
+                continue
+            for cell in cells:
+                status, error = run.status(cell.number), run.error(cell.number) or ""
+                if status not in (OK, None):
+                    found.append((notebook, cell, error if status == ERROR else f"timeout: {error}"))
+        return found
+
     def only_here(self) -> list[tuple[str, Cell, str]]:
         """Cells that succeed here but not there: (notebook, cell, the anchor's error)."""
         found: list[tuple[str, Cell, str]] = []
@@ -288,6 +305,14 @@ def _gap_lines(gaps: Sequence[Gap], with_features: bool) -> list[str]:
     return lines
 
 
+def _cell_lines(cells: Sequence[tuple[str, Cell, str]], error_header: str) -> list[str]:
+    if not cells:
+        return ["None."]
+    lines = [f"| notebook | cell | first line | {error_header} |", "|---|---:|---|---|"]
+    lines += [f"| {n} | {c.number} | {_code(first_line(c.source))} | {_code(e)} |" for n, c, e in cells]
+    return lines
+
+
 def render(comparison: Comparison, command: str, context: Sequence[tuple[str, str]]) -> str:
     """The markdown report: context, the table per notebook, then the cells that succeed only there (ordinary
     Kotlin first: the list that must become empty) and those that succeed only here."""
@@ -307,6 +332,18 @@ def render(comparison: Comparison, command: str, context: Sequence[tuple[str, st
     notes = [f"{run.notebook}, {run.kernel}: {note}" for run in comparison.runs for note in run.notes]
     if notes:
         lines += ["Notes:", "", *(f"- {note}" for note in notes), ""]
+    if not comparison.compared():
+        kernel = OURS if any(run.kernel == OURS for run in comparison.runs) else ANCHOR
+        failures = comparison.failures(kernel)
+        lines += [
+            f"Not compared: only {kernel} ran.",
+            "",
+            f"## Cells that fail on {kernel} ({len(failures)})",
+            "",
+            *_cell_lines(failures, "error"),
+            "",
+        ]
+        return "\n".join(lines)
     ordinary = comparison.gaps(kernel_api=False)
     lines += [
         f"## Ordinary Kotlin that succeeds there and fails here ({len(ordinary)})",
@@ -329,12 +366,7 @@ def render(comparison: Comparison, command: str, context: Sequence[tuple[str, st
         lines += [
             f"## Cells that succeed here and fail there ({len(only_here)})",
             "",
-            "| notebook | cell | first line | its error there |",
-            "|---|---:|---|---|",
+            *_cell_lines(only_here, "its error there"),
+            "",
         ]
-        lines += [
-            f"| {notebook} | {cell.number} | {_code(first_line(cell.source))} | {_code(error)} |"
-            for notebook, cell, error in only_here
-        ]
-        lines.append("")
     return "\n".join(lines)

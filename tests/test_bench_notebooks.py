@@ -52,5 +52,6 @@ def test_runner_records_each_cell_on_our_kernel(tmp_path: Path) -> None:
     report = out.read_text("utf-8")
     assert report in done.stdout
     assert "| tiny.ipynb | 3 | 1 | 2 | – | – | – | – |" in report  # 3 cells, 1 using the display API, 2 ok
-    assert "## Ordinary Kotlin that succeeds there and fails here (0)" in report
+    assert "## Cells that fail on ours (1)" in report
+    assert "| tiny.ipynb | 2 | `println(notDeclaredAnywhere)` |" in report
     assert str(tmp_path) not in report  # the command shows the notebook's name, not where it lies

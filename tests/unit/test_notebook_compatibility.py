@@ -188,6 +188,10 @@ def test_a_kernel_not_run_counts_nothing_and_leaves_no_gaps() -> None:
     assert (row.ok_here, row.ok_there, row.ok_both, row.only_there, row.only_here) == (2, None, None, None, None)
     assert comparison.gaps(kernel_api=False) == [] and comparison.only_here() == []
     assert table(comparison)[2] == "| a.ipynb | 6 | 1 | 2 | – | – | – | – |"
+    text = render(comparison, "python bench/notebooks.py a.ipynb b.ipynb --kernels ours", [])
+    assert "Not compared: only ours ran." in text and "Ordinary Kotlin" not in text
+    assert "## Cells that fail on ours (5)" in text
+    assert "| a.ipynb | 4 | `suspend fun s() = 1` | `timeout: no reply within 5 s (interrupted)` |" in text
 
 
 def test_report_has_the_table_the_goal_list_and_the_notes() -> None:
