@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(arguments)
     shown = [Path(a).name if a.endswith(".ipynb") or Path(a).is_absolute() else a for a in arguments]  # no machine path
     command = shlex.join(["python", "bench/notebooks.py", *shown])
-    began = time.monotonic()
+    began, revision = time.monotonic(), environment.git_revision(REPO)  # the code that ran, read before it runs
     env = environment.kernel_environment(args.java_home)
     kernels_dir, kernels, anchor_version = _setup(args)
     cells = {name: read_notebook_cells(path) for name, path in zip(_names(args.notebooks), args.notebooks, strict=True)}
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             _progress(f"{notebook} on {kind}: {ok} of {len(notebook_cells)} ok")
     context = [
         ("date", environment.now_utc()),
-        ("repository", environment.git_revision(REPO)),
+        ("repository", revision),
         *(
             (f"{kind} (kernel_info)", f"{info['implementation']}, language {info['language_version']}")
             for kind, info in infos.items()
