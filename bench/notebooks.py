@@ -56,7 +56,11 @@ def _progress(message: str) -> None:
 
 
 class KernelGone(Exception):
-    """The kernel died, or stayed wedged after an interrupt: it must be started again."""
+    """The kernel died (status ERROR), or stayed wedged after an interrupt (TIMEOUT): it must be started again."""
+
+    def __init__(self, message: str, status: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class NotebookKernel:
@@ -149,11 +153,12 @@ class NotebookKernel:
             try:
                 self._executor.shell_reply(msg_id, time.monotonic() + INTERRUPT_GRACE_SECONDS, "execute_reply")
             except (CellTimeout, RuntimeError) as error:
-                raise KernelGone(f"cell {cell.number} timed out and the kernel did not answer an interrupt") from error
+                message = f"cell {cell.number} timed out and the kernel did not answer an interrupt"
+                raise KernelGone(message, TIMEOUT) from error
             self._executor.iopub_until_idle(msg_id, time.monotonic() + IOPUB_GRACE_SECONDS)
             return CellResult(cell.number, TIMEOUT, f"no reply within {timeout:g} s (interrupted)", timeout)
         except RuntimeError as error:
-            raise KernelGone(f"cell {cell.number}: {error}") from error
+            raise KernelGone(f"cell {cell.number}: {error}", ERROR) from error
         seconds = time.monotonic() - sent
         self._executor.iopub_until_idle(msg_id, time.monotonic() + IOPUB_GRACE_SECONDS)
         content: dict[str, Any] = reply["content"]
@@ -183,8 +188,7 @@ def run_notebook(
             try:
                 result = kernel.run(cell, args.cell_timeout)
             except KernelGone as gone:
-                status = TIMEOUT if "timed out" in str(gone) else ERROR
-                result = CellResult(cell.number, status, str(gone))
+                result = CellResult(cell.number, gone.status, str(gone))
                 run.notes.append(f"{gone}: restarted, the cells after it ran on a fresh kernel")
                 try:
                     kernel.restart()
