@@ -50,8 +50,8 @@ ERROR_LINE_LIMIT = 200
 
 
 def kernel_features(source: str) -> tuple[str, ...]:
-    """What of a kernel's own API ``source`` uses: its magic lines and the :data:`DISPLAY_API` names it contains, in
-    order of appearance; empty for ordinary Kotlin."""
+    """What of a kernel's own API ``source`` uses: the first word of its magic lines, then the :data:`DISPLAY_API`
+    names it contains, each once and in order of appearance; empty for ordinary Kotlin."""
     found: list[str] = []
     for line in source.splitlines():
         if MAGIC_LINE.match(line):

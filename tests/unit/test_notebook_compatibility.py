@@ -68,7 +68,7 @@ def test_magics_and_display_api_are_named(source: str, features: tuple[str, ...]
     assert kernel_features(source) == features
 
 
-def test_a_feature_is_named_once_in_order_of_appearance() -> None:
+def test_magics_come_first_then_names_once_each_in_order_of_appearance() -> None:
     assert kernel_features('HTML("a")\nDISPLAY(HTML("b"))\n%use x') == ("%use", "HTML(", "DISPLAY(")
 
 
