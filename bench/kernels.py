@@ -171,7 +171,17 @@ class KernelExecutor:
         return CellOutcome(finished - sent, finished, status, text, traceback)
 
 
-def _kernel_info_fields(content: Mapping[str, Any]) -> dict[str, str]:
+def await_iopub(client: BlockingKernelClient, executor: KernelExecutor, msg_id: str, deadline: float) -> None:
+    """Returns once iopub is connected, i.e. delivers the idle status of a kernel_info request (``msg_id``, whose
+    reply has arrived; asks again if iopub connected too late to see the first one)."""
+    while not executor.iopub_until_idle(msg_id, min(deadline, time.monotonic() + 1.0))[0]:
+        if time.monotonic() >= deadline:
+            raise CellTimeout("iopub did not connect within the start timeout")
+        msg_id = client.kernel_info()
+        executor.shell_reply(msg_id, deadline, "kernel_info_reply")
+
+
+def kernel_info_fields(content: Mapping[str, Any]) -> dict[str, str]:
     banner = str(content.get("banner", "")).strip().splitlines()
     return {
         "implementation": f"{content.get('implementation', '?')} {content.get('implementation_version', '?')}",
@@ -225,15 +235,9 @@ def run_kernel_start(
             record.kernel_info_s = time.monotonic() - started
             usage = sample()
             record.samples.append(Sample("start", record.kernel_info_s, usage.rss_bytes, usage.cpu_seconds))
-            record.info.update(_kernel_info_fields(reply["content"]))
+            record.info.update(kernel_info_fields(reply["content"]))
             record.threads["start"] = thread_cpu(pid)
-            # iopub is connected once it delivers the idle status of a kernel_info request (ask again if it
-            # connected too late to see the first one).
-            while not executor.iopub_until_idle(msg_id, min(deadline, time.monotonic() + 1.0))[0]:
-                if time.monotonic() >= deadline:
-                    raise CellTimeout("iopub did not connect within the start timeout")
-                msg_id = client.kernel_info()
-                executor.shell_reply(msg_id, deadline, "kernel_info_reply")
+            await_iopub(client, executor, msg_id, deadline)
             thread_labels = {"cell1", f"cell{workload.total}"}
 
             def on_sample(label: str) -> None:
