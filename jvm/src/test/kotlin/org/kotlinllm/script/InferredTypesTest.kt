@@ -66,6 +66,18 @@ class InferredTypesTest {
     }
 
     @Test
+    fun `operator functions of earlier snippets, called by their operators`() {
+        assertEquals(
+            3,
+            last("class Ex(val a: Int)", "operator fun Ex.plus(o: Ex) = Ex(a + o.a)", "fun add(x: Ex, y: Ex) = x + y\nadd(Ex(1), Ex(2)).a"),
+        )
+        assertEquals(
+            listOf(1, 2, 3),
+            last("class Ex(val a: Int)", "operator fun Ex.rangeTo(o: Ex) = (a..o.a).toList()", "fun r() = Ex(1)..Ex(3)\nr()"),
+        )
+    }
+
+    @Test
     fun `a var of an earlier snippet is read and written`() {
         assertEquals(2, last("var counter = 0", "fun inc() = ++counter\ninc()\ninc()"))
     }

@@ -4,6 +4,7 @@ import org.jetbrains.kotlin.lexer.KotlinLexer
 import org.jetbrains.kotlin.lexer.KtTokens
 import org.jetbrains.kotlin.psi.KtDestructuringDeclaration
 import org.jetbrains.kotlin.psi.KtFile
+import org.jetbrains.kotlin.psi.KtNamedFunction
 
 /**
  * Default imports of what earlier snippets declared, as `SnippetN.name`: a workaround for two bugs of the K2 REPL
@@ -21,7 +22,8 @@ import org.jetbrains.kotlin.psi.KtFile
  * The imported declaration is the newest one of its name, which is what the earlier snippets' scope resolves to, so
  * the imports change nothing where that scope is seen: it ranks above all imports there. A snippet's own imports still
  * win over these, and a name that a snippet imported itself, or that the compiled snippet declares again, is not
- * imported. Only the names the snippet's text mentions are imported, to keep each compilation's imports few.
+ * imported. Only the names the snippet's text mentions, and earlier operator functions (called by `+`, `..`, `[]`
+ * as well), are imported, to keep each compilation's imports few.
  */
 internal class ShadowingImports {
 
@@ -37,6 +39,9 @@ internal class ShadowingImports {
      * the others.
      */
     private val functions = HashMap<String, LinkedHashSet<String>>()
+
+    /** Names of earlier operator functions, which a snippet calls by an operator (`a + b`, `a..b`) as well as by name. */
+    private val operators = HashSet<String>()
 
     /** Names that snippets imported themselves: theirs stays the only import of the name. */
     private val imported = HashSet<String>()
@@ -54,8 +59,14 @@ internal class ShadowingImports {
         }
         // `val (a, b) = pair` declares properties that later snippets see like any other
         for (entry in destructuredNames(parsed.file)) newest[entry] = "$snippetClassName.$entry"
+        operators += operatorNames(parsed.file)
         imported += importedNames(parsed.file)
     }
+
+    private fun operatorNames(file: KtFile): List<String> =
+        file.script?.declarations.orEmpty().filterIsInstance<KtNamedFunction>()
+            .filter { it.hasModifier(KtTokens.OPERATOR_KEYWORD) }
+            .mapNotNull { it.name }
 
     private fun destructuredNames(file: KtFile): List<String> =
         file.script?.declarations.orEmpty().filterIsInstance<KtDestructuringDeclaration>()
@@ -66,7 +77,7 @@ internal class ShadowingImports {
     fun imports(parsed: ParsedSnippet): List<String> {
         if (newest.isEmpty() && functions.isEmpty()) return emptyList()
         val own = parsed.declarations.mapTo(HashSet()) { it.name } + importedNames(parsed.file)
-        return mentionedNames(parsed.file)
+        return (mentionedNames(parsed.file) + operators)
             .filter { it !in own && it !in imported }
             .flatMap { name -> listOfNotNull(newest[name]) + functions[name].orEmpty().reversed() }
             .distinct()
