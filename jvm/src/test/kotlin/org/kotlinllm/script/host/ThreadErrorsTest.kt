@@ -109,4 +109,14 @@ class ThreadErrorsTest {
             stderrOf("startWorker().join()"),
         )
     }
+
+    @Test
+    fun `an exception of a thread that ran no snippet code is printed as the JVM prints it`() {
+        val outside = Thread({ error("outside") }, "outside")
+        outside.start()
+        outside.join()
+        // the thread prints to the only capturing session, as everything it prints does
+        events.printed(OutputEvent.STDERR, "Exception in thread \"outside\" java.lang.IllegalStateException: outside\n\tat ")
+        assertKeepsState()
+    }
 }
