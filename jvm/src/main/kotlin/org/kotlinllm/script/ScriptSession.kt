@@ -15,6 +15,8 @@ import org.kotlinllm.script.internal.SessionSymbols
 import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.internal.SnippetRunner
+import org.kotlinllm.script.internal.UncaughtErrorReporter
+import org.kotlinllm.script.internal.UncaughtErrors
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -73,10 +75,22 @@ public class ScriptSession internal constructor(
     @Volatile
     private var startFailure: String? = null
 
+    /** Reports the uncaught exceptions of threads started by the snippets, found by their frames. */
+    private val threadErrors = object : UncaughtErrorReporter {
+        override val output: OutputTarget? get() = host
+
+        override fun report(thread: Thread, error: Throwable): Boolean {
+            if (!::runner.isInitialized || !runner.hasSnippetFrames(error)) return false
+            printError("Exception in thread \"${thread.name}\": ${runner.render(error)}")
+            return true
+        }
+    }
+
     init {
         ProvidedProperties.validate(properties)
         id = ProvidedProperties.register(properties)
         host?.let(OutputRouting::register)
+        UncaughtErrors.register(threadErrors)
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
@@ -222,9 +236,15 @@ public class ScriptSession internal constructor(
         }
     }
 
+    /** An uncaught exception of a coroutine the snippets launched, rendered like their own errors. */
     private fun reportUncaught(error: Throwable) {
-        val text = SnippetNames.header(error)
-        host?.write(OutputTarget.STDERR, "Exception in a launched coroutine: $text\n") ?: System.err.println(text)
+        printError("Exception in a launched coroutine: ${render(error)}")
+    }
+
+    private fun render(error: Throwable): String = if (::runner.isInitialized) runner.render(error) else SnippetNames.header(error)
+
+    private fun printError(text: String) {
+        host?.write(OutputTarget.STDERR, "$text\n") ?: System.err.println(text)
     }
 
     /**
@@ -245,6 +265,7 @@ public class ScriptSession internal constructor(
         scope.cancel()
         tasks.put(STOP)
         host?.let(OutputRouting::unregister)
+        UncaughtErrors.unregister(threadErrors)
         display.closed()
         ProvidedProperties.unregister(id)
     }

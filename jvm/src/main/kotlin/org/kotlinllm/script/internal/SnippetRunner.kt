@@ -60,6 +60,12 @@ internal class SnippetRunner(
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
     fun locate(frame: StackTraceElement): String = "${frame.fileName}:${sources.snippetLine(frame.className, frame.lineNumber)}"
 
+    /** [error], thrown outside an evaluation (by a thread or a coroutine a snippet started), rendered like the errors of snippets. */
+    fun render(error: Throwable): String = stackTraces.render(error)
+
+    /** Whether [error] went through code of the snippets; called on any thread. */
+    fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
+
     fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')

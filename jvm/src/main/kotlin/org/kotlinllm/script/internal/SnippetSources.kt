@@ -4,6 +4,7 @@ import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.kotlinllm.script.diagnostics.SourceText
+import java.util.concurrent.ConcurrentHashMap
 
 /**
  * The sources of a session's snippets by file name, and for their classes the line mappings of inlined code
@@ -11,8 +12,9 @@ import org.kotlinllm.script.diagnostics.SourceText
  */
 internal class SnippetSources {
 
-    private val sources = HashMap<String, SourceText>()
-    private val inlinedLines = HashMap<String, Map<Int, Int>>()
+    // read by threads the snippets started, which render their errors and locate their displays
+    private val sources = ConcurrentHashMap<String, SourceText>()
+    private val inlinedLines = ConcurrentHashMap<String, Map<Int, Int>>()
 
     fun add(fileName: String, source: SourceText, classFiles: Map<String, ByteArray>) {
         sources[fileName] = source

@@ -30,6 +30,17 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
         }
     }
 
+    /** Whether [error] or one of its causes went through code of the snippets, so that [render] shows a frame. */
+    fun hasSnippetFrames(error: Throwable): Boolean {
+        val seen = HashSet<Throwable>()
+        var current: Throwable? = error
+        while (current != null && seen.add(current)) {
+            if (snippetFrames(current).isNotEmpty()) return true
+            current = current.cause
+        }
+        return false
+    }
+
     private fun isRecoveredCopy(cause: Throwable, seen: Set<Throwable>): Boolean =
         seen.any { it !== cause && it.javaClass == cause.javaClass && it.message == cause.message && it.cause === cause }
 

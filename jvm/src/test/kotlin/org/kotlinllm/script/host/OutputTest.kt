@@ -61,7 +61,7 @@ class OutputTest {
     }
 
     @Test
-    fun `an uncaught exception of a launched coroutine is reported on the session's stderr`() {
+    fun `an uncaught exception of a launched coroutine is reported on the session's stderr, rendered`() {
         HostSession.create(emptyMap(), defaultSettings()).use { session ->
             val events = EventReader(session)
             val execution = session.submit(
@@ -69,7 +69,12 @@ class OutputTest {
             )
             events.settled(execution.snippetNumber)
             events.printed(OutputEvent.STDERR, "lost\n")
-            assertEquals("Exception in a launched coroutine: LaunchFailure: lost\n", events.text(OutputEvent.STDERR))
+            assertEquals(
+                "Exception in a launched coroutine: LaunchFailure: lost\n" +
+                    "  at <snippet body>(snippet1.kts:2)\n" +
+                    "  | val failed = launch { throw LaunchFailure(\"lost\") }\n",
+                events.text(OutputEvent.STDERR),
+            )
         }
     }
 }
