@@ -37,6 +37,8 @@ from .surrogates import replace_lone_surrogates, surrogate_notice
 from .worker import DaemonWorker
 
 STARTUP_ERROR = "KernelStartupError"
+#: The kernel itself failed to run a cell of a started session (a fault of the kernel, not of the cell's code).
+RUN_ERROR = "KernelError"
 #: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
 LANGUAGE_INFO = {
     "name": "kotlin",
@@ -276,8 +278,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             settled, budget = await self._run(session, code, number, silent, allow_stdin)
         except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
-            message = f"{type(error).__name__}: {error}"
-            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
+            message = f"snippet{number}.kts could not be run: {type(error).__name__}: {error}"
+            return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, budget, number, silent)
 
     async def _run(
