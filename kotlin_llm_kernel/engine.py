@@ -1,7 +1,8 @@
 """The Python face of the engine's host API (``org.kotlinllm.script.host``): the only module touching its objects.
 
-Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`.results`), completions; and
-every offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
+Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`.results`), completions; every
+string crosses here (:func:`python_text`, :func:`java_string`), where lone surrogates become U+FFFD; and every
+offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
 
 The JVM must be running (:func:`kotlin_llm_kernel.jvm.start_jvm`) before anything here is used. Snippets run on
 the engine's own session thread; nothing here runs Kotlin on the calling thread, so callers stay interruptible.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,27 @@ import jpype
 from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
 from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
+from .surrogates import replace_lone_surrogates
 
 HOST = "org.kotlinllm.script.host"
+
+
+def python_text(value: Any) -> str:
+    """A Java string (or any Java object's ``toString()``) as a Python str, each lone surrogate as U+FFFD.
+
+    JPype decodes Java strings as UTF-8, which a lone surrogate (half of a UTF-16 pair, legal in a Java string)
+    breaks; Java's own UTF-16 encoder writes U+FFFD for it instead.
+    """
+    try:
+        return str(value)
+    except UnicodeDecodeError:
+        utf16 = jpype.JClass("java.nio.charset.StandardCharsets").UTF_16LE
+        return bytes(value.toString().getBytes(utf16)).decode("utf-16-le")
+
+
+def java_string(text: str) -> Any:
+    """A Python str as a Java string, each lone surrogate as U+FFFD (JPype cannot encode them)."""
+    return jpype.JString(replace_lone_surrogates(text))
 
 
 @dataclass(frozen=True)
@@ -51,13 +71,13 @@ def to_java(value: Any) -> Any:
     if isinstance(value, float):
         return jpype.JClass("java.lang.Double").valueOf(value)
     if isinstance(value, str):
-        return jpype.JString(value)
+        return java_string(value)
     if isinstance(value, Mapping):
         result = jpype.JClass("java.util.LinkedHashMap")()
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"map keys must be strings, not {type(key).__name__} ({key!r})")
-            result.put(jpype.JString(key), to_java(item))
+            result.put(java_string(key), to_java(item))
         return result
     if isinstance(value, Sequence):
         result = jpype.JClass("java.util.ArrayList")()
@@ -67,9 +87,9 @@ def to_java(value: Any) -> Any:
     raise TypeError(f"cannot provide a {type(value).__name__} to Kotlin; use str, int, float, bool, list, dict or None")
 
 
-_BOXED = {
-    "java.lang.String": str,
-    "java.lang.Character": str,
+_BOXED: dict[str, Callable[[Any], Any]] = {
+    "java.lang.String": python_text,
+    "java.lang.Character": python_text,
     "java.lang.Boolean": bool,
     "java.lang.Integer": int,
     "java.lang.Long": int,
@@ -103,7 +123,7 @@ def kotlin_version() -> str:
 
 
 def _optional_string(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else python_text(value)
 
 
 def to_outcome(outcome: Any) -> Outcome:
@@ -112,23 +132,23 @@ def to_outcome(outcome: Any) -> Outcome:
     if outcome.getEname() is not None:
         return Error(
             phase="COMPILATION" if str(result.getPhase().name()) == "COMPILATION" else "EVALUATION",
-            message=str(result.getMessage()),
-            ename=str(outcome.getEname()),
-            evalue=str(outcome.getEvalue()),
+            message=python_text(result.getMessage()),
+            ename=python_text(outcome.getEname()),
+            evalue=python_text(outcome.getEvalue()),
         )
     unit = bool(outcome.isUnit())
     value_data = outcome.getValueData()
     return Value(
         value=None if unit else to_python(result.getValue()),
-        text="kotlin.Unit" if unit else str(outcome.getValueText()),
+        text="kotlin.Unit" if unit else python_text(outcome.getValueText()),
         is_unit=unit,
-        warnings=tuple(str(w) for w in result.getWarnings()),
+        warnings=tuple(python_text(w) for w in result.getWarnings()),
         resolved=tuple(
-            ResolvedDependency(str(d.getCoordinates()), str(d.getVersion()), bool(d.getPreRelease()))
+            ResolvedDependency(python_text(d.getCoordinates()), python_text(d.getVersion()), bool(d.getPreRelease()))
             for d in outcome.getResolvedDependencies()
         ),
         data={} if value_data is None else mime_data(value_data),
-        metadata={} if value_data is None else json.loads(str(outcome.getValueMetadata())),
+        metadata={} if value_data is None else json.loads(python_text(outcome.getValueMetadata())),
     )
 
 
@@ -139,7 +159,7 @@ def mime_data(data: Any) -> dict[str, Any]:
     """A bundle's ``Map<String, String>`` as a dict; JSON MIME types parsed, as Jupyter sends them unpacked."""
     result: dict[str, Any] = {}
     for entry in data.entrySet():
-        mime, content = str(entry.getKey()), str(entry.getValue())
+        mime, content = python_text(entry.getKey()), python_text(entry.getValue())
         result[mime] = json.loads(content) if _JSON_MIME.match(mime) else content
     return result
 
@@ -150,7 +170,7 @@ def to_display_event(event: Any, number: int) -> DisplayEvent | ClearOutputEvent
         return DisplayEvent(
             number,
             mime_data(event.getData()),
-            json.loads(str(event.getMetadata())),
+            json.loads(python_text(event.getMetadata())),
             _optional_string(event.getDisplayId()),
             bool(event.getUpdate()),
         )
@@ -162,11 +182,13 @@ def to_display_event(event: Any, number: int) -> DisplayEvent | ClearOutputEvent
 def to_event(event: Any) -> Event:
     number = int(event.getSnippetNumber())
     if isinstance(event, jpype.JClass(f"{HOST}.OutputEvent")):
-        return OutputEvent(number, str(event.getStream()), str(event.getText()))
+        return OutputEvent(number, python_text(event.getStream()), python_text(event.getText()))
     if (display := to_display_event(event, number)) is not None:
         return display
     if isinstance(event, jpype.JClass(f"{HOST}.InputRequestEvent")):
-        return InputRequestEvent(number, int(event.getRequestId()), str(event.getPrompt()), bool(event.getPassword()))
+        return InputRequestEvent(
+            number, int(event.getRequestId()), python_text(event.getPrompt()), bool(event.getPassword())
+        )
     outcome = event.getOutcome()
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
@@ -218,28 +240,30 @@ class EngineSession:
         """
         if allow_stdin:  # the engine takes the allowance only with a snippet number
             number = self.last_snippet_number + 1 if snippet_number is None else snippet_number
-            return Execution(self._session.submit(jpype.JString(code), jpype.JInt(number), jpype.JBoolean(True)))
+            return Execution(self._session.submit(java_string(code), jpype.JInt(number), jpype.JBoolean(True)))
         if snippet_number is None:
-            return Execution(self._session.submit(jpype.JString(code)))
-        return Execution(self._session.submit(jpype.JString(code), jpype.JInt(snippet_number)))
+            return Execution(self._session.submit(java_string(code)))
+        return Execution(self._session.submit(java_string(code), jpype.JInt(snippet_number)))
 
     def answer_input(self, request_id: int, value: str | None) -> None:
         """Answers an input request with a line (its line end is added) or None (end of input); a withdrawn or
         unknown request is ignored."""
-        self._session.answerInput(jpype.JLong(request_id), None if value is None else jpype.JString(value))
+        self._session.answerInput(jpype.JLong(request_id), None if value is None else java_string(value))
 
     def next_events(self, timeout_millis: int) -> list[Event]:
         """Waits up to ``timeout_millis`` for events and returns all there are, in order (none once closed)."""
         return [to_event(event) for event in self._session.nextEvents(jpype.JLong(timeout_millis))]
 
     def complete(self, code: str, cursor: int) -> Completion:
-        found = self._session.complete(jpype.JString(code), jpype.JInt(utf16_offset(code, cursor)))
+        code = replace_lone_surrogates(code)  # as the engine sees it, for the offsets (its length does not change)
+        found = self._session.complete(java_string(code), jpype.JInt(utf16_offset(code, cursor)))
         start, end = code_point_offset(code, int(found.getStart())), code_point_offset(code, int(found.getEnd()))
-        return Completion([str(m) for m in found.getMatches()], start, end)
+        return Completion([python_text(m) for m in found.getMatches()], start, end)
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration (and current value) of the name at ``cursor``, or None."""
-        return _optional_string(self._session.inspect(jpype.JString(code), jpype.JInt(utf16_offset(code, cursor))))
+        code = replace_lone_surrogates(code)  # as the engine sees it, for the offsets (its length does not change)
+        return _optional_string(self._session.inspect(java_string(code), jpype.JInt(utf16_offset(code, cursor))))
 
     def close(self) -> None:
         if not self._closed:

@@ -30,11 +30,15 @@ from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
 from .request import EngineRequest
+from .request_checks import INVALID_REQUEST, cursor_in, request_problem
 from .results import Error
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
+from .surrogates import replace_lone_surrogates, surrogate_notice
 from .worker import DaemonWorker
 
 STARTUP_ERROR = "KernelStartupError"
+#: The kernel itself failed to run a cell of a started session (a fault of the kernel, not of the cell's code).
+RUN_ERROR = "KernelError"
 #: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
 LANGUAGE_INFO = {
     "name": "kotlin",
@@ -88,6 +92,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._reader: EventReader | None = None
         self._stdin: StdinChannel | None = None
         self._input_cell: InputCell | None = None
+        #: The notice of lone surrogates replaced in the code of the execute_request being handled.
+        self._code_notice: str | None = None
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
@@ -135,6 +141,52 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         info: dict[str, Any] = super().kernel_info
         info["supported_features"] = []  # no debugger, no subshells
         return info
+
+    # --- requests: each gets a reply, whatever its content ---
+
+    def _checked(self, stream: Any, ident: Any, parent: dict[str, Any]) -> bool:
+        """Whether ipykernel may handle ``parent``; else it got an error reply naming the field that is wrong.
+
+        Lone surrogates in its code, which no reply or output echoing it could carry, are replaced by U+FFFD here.
+        """
+        msg_type = parent["header"]["msg_type"]
+        problem = request_problem(msg_type, parent.get("content"), parent.get("metadata"))
+        if problem is None:
+            content = parent["content"]
+            if msg_type == "execute_request":
+                self._code_notice = surrogate_notice(content["code"])
+            content["code"] = replace_lone_surrogates(content["code"])
+            return True
+        self.log.warning("refused a %s: %s", msg_type, problem)
+        evalue = f"invalid {msg_type}: {problem}"
+        content = {"ename": INVALID_REQUEST, "evalue": evalue, "traceback": [f"{INVALID_REQUEST}: {evalue}"]}
+        reply: dict[str, Any] = {"status": "error", **content}
+        metadata: dict[str, Any] = {}
+        if msg_type == "execute_request":
+            reply["execution_count"] = self.execution_count
+            self.send_response(self.iopub_socket, "error", content)
+            self._reply_metadata = {}
+            metadata = self.finish_metadata(parent, self.init_metadata(parent), reply)
+        if self.session is not None:
+            reply_type = msg_type.replace("_request", "_reply")
+            self.session.send(stream, reply_type, reply, parent, metadata=metadata, ident=ident)
+        return False
+
+    async def execute_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().execute_request(stream, ident, parent)
+
+    async def complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().complete_request(stream, ident, parent)
+
+    async def inspect_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().inspect_request(stream, ident, parent)
+
+    async def is_complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().is_complete_request(stream, ident, parent)
 
     # --- execute ---
 
@@ -209,6 +261,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         cell_id: str | None = None,
     ) -> dict[str, Any]:
         self._reply_metadata = {}
+        code_notice, self._code_notice = self._code_notice, None
+        if code_notice and not silent:
+            self._send_stream("stderr", code_notice)
         if not code.strip():  # an empty cell is not a snippet
             return self._reply_ok()
         if silent:  # silent requests do not count, but a snippet needs a number of its own
@@ -220,17 +275,18 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             message = f"The Kotlin session could not be started: {error}"
             return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
         try:
-            settled = await self._run(session, code, number, silent, allow_stdin)
+            settled, budget = await self._run(session, code, number, silent, allow_stdin)
         except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
-            message = f"{type(error).__name__}: {error}"
-            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
-        return self._finish(settled, number, silent)
+            message = f"snippet{number}.kts could not be run: {type(error).__name__}: {error}"
+            return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
+        return self._finish(settled, budget, number, silent)
 
     async def _run(
         self, session: EngineSession, code: str, number: int, silent: bool, allow_stdin: bool = False
-    ) -> SettledEvent:
-        """Submits the snippet and waits until it settled, all its output sent (:class:`.cell_output.CellOutput`)."""
+    ) -> tuple[SettledEvent, OutputBudget]:
+        """Submits the snippet and waits until it settled, all its output sent (:class:`.cell_output.CellOutput`);
+        the budget its output left is its value's."""
         loop = asyncio.get_running_loop()
         self._read_events(session, loop)
         cell = Cell(number, self.get_parent("shell"), silent, OutputBudget(self.max_output_chars), loop.create_future())
@@ -249,11 +305,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             self._running = None
             self._input_cell.stop.set()  # a request still asked is dropped: the engine failed its read
             self._input_cell = None
-        if (notice := cell.budget.notice()) and not silent:
-            self._send_stream("stderr", notice)
         self._reply_metadata["interrupted"] = settled.cancelled
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
-        return settled
+        return settled, cell.budget
 
     def _ask_input(self, event: InputRequestEvent) -> None:
         """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""
@@ -277,10 +331,17 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             )
         )
 
-    def _finish(self, settled: SettledEvent, number: int, silent: bool) -> dict[str, Any]:
+    def _finish(self, settled: SettledEvent, budget: OutputBudget, number: int, silent: bool) -> dict[str, Any]:
         outcome = settled.outcome
         meta = self._reply_metadata
         meta["snippet"] = f"snippet{number}.kts"
+        data: dict[str, Any] = {}
+        if not isinstance(outcome, Error) and not outcome.is_unit and not silent:
+            data = dict(outcome.data or {"text/plain": outcome.text})
+            if isinstance(text := data.get("text/plain"), str):  # the value's text is output, as printed text is
+                data["text/plain"] = budget.admit(text)
+        if (notice := budget.notice()) and not silent:
+            self._send_stream("stderr", notice)
         if isinstance(outcome, Error):
             meta["phase"] = outcome.phase
             return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)
@@ -292,7 +353,6 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             if notes:
                 self._send_stream("stderr", "\n\n".join(n.rstrip("\n") for n in notes) + "\n")
             if not outcome.is_unit:
-                data = outcome.data or {"text/plain": outcome.text}
                 content = {"execution_count": number, "data": data, "metadata": outcome.metadata}
                 self.send_response(self.iopub_socket, "execute_result", content)
                 meta.setdefault("outputs", []).append({"output_type": "execute_result", "mime_types": list(data)})
@@ -319,7 +379,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         return check(code).reply()
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
-        cursor = len(code) if cursor_pos is None else cursor_pos
+        cursor = cursor_in(code, cursor_pos)
         matches: list[str] = []
         start = end = cursor
         source = "kernel"
@@ -334,13 +394,14 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end, "metadata": metadata}
 
     async def do_inspect(
-        self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()
+        self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
         text: str | None = None
         session = await self._started_session()
         if session is not None:
             try:
-                text = await asyncio.wrap_future(self._worker.submit(session.inspect, code, cursor_pos))
+                cursor = cursor_in(code, cursor_pos)
+                text = await asyncio.wrap_future(self._worker.submit(session.inspect, code, cursor))
             except Exception as error:  # noqa: BLE001 - a failed inspection finds nothing
                 self.log.warning("inspection failed: %s", error)
         if not text:
