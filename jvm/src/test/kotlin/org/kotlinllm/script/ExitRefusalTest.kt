@@ -77,6 +77,7 @@ class ExitRefusalTest {
             "listOf(10).forEach(Runtime.getRuntime()::halt)" to "Runtime.halt(10)",
             "java.util.function.IntConsumer(Runtime.getRuntime()::exit).accept(11)" to "Runtime.exit(11)",
             "val halt: (Runtime, Int) -> Unit = Runtime::halt\nhalt(Runtime.getRuntime(), 12)" to "Runtime.halt(12)",
+            "import kotlin.system.exitProcess\nval quit: (Int) -> Nothing = ::exitProcess\nquit(14)" to "System.exit(14)",
         )) {
             val message = error(code)
             assertEquals(refused(call), message.lines().first(), message)
