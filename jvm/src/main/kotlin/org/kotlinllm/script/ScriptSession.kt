@@ -5,6 +5,7 @@ import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import org.kotlinllm.script.internal.Completer
+import org.kotlinllm.script.internal.ExitWatch
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
@@ -91,6 +92,7 @@ public class ScriptSession internal constructor(
         id = ProvidedProperties.register(properties)
         host?.let(OutputRouting::register)
         UncaughtErrors.register(threadErrors)
+        ExitWatch.install()
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
@@ -167,6 +169,7 @@ public class ScriptSession internal constructor(
             }
             synchronized(lock) { currentExecution = execution }
             host?.snippetStarts(number)
+            ExitWatch.starts(id, number)
             val run = try {
                 startFailure?.let { failure ->
                     SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure"))
@@ -176,6 +179,7 @@ public class ScriptSession internal constructor(
                 logger.error(e) { "snippet$number.kts failed in the engine" }
                 SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e"))
             } finally {
+                ExitWatch.ends(id)
                 synchronized(lock) { currentExecution = null }
             }
             execution.complete(run.result)

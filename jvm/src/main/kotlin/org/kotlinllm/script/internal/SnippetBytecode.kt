@@ -3,24 +3,44 @@ package org.kotlinllm.script.internal
 import org.jetbrains.org.objectweb.asm.ClassReader
 import org.jetbrains.org.objectweb.asm.ClassVisitor
 import org.jetbrains.org.objectweb.asm.ClassWriter
+import org.jetbrains.org.objectweb.asm.Handle
 import org.jetbrains.org.objectweb.asm.Label
 import org.jetbrains.org.objectweb.asm.MethodVisitor
 import org.jetbrains.org.objectweb.asm.Opcodes
 import org.jetbrains.org.objectweb.asm.Type
 import org.kotlinllm.script.runtime.ContextClassLoader
+import org.kotlinllm.script.runtime.ExitRefusal
 import org.kotlinllm.script.runtime.Interruption
 
 /**
  * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
  * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
  * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
- * `@file:DependsOn` jars. The calls between snippets of declarations with value classes in their signature are
+ * `@file:DependsOn` jars. Calls of `System.exit`, `Runtime.exit` and `Runtime.halt` (`exitProcess` is inline and calls
+ * `System.exit`), also as method references, call [ExitRefusal] instead, which throws: the process is the whole
+ * session's. The calls between snippets of declarations with value classes in their signature are
  * repaired by [ValueClassCalls].
  */
 internal object SnippetBytecode {
 
     private val interruption = Type.getInternalName(Interruption::class.java)
     private val contextClassLoader = Type.getInternalName(ContextClassLoader::class.java)
+    private val exitRefusal = Type.getInternalName(ExitRefusal::class.java)
+
+    /** The methods that end the process, by owner, name and descriptor, and the method of [ExitRefusal] replacing each. */
+    private val exits = mapOf(
+        "java/lang/System.exit(I)V" to Handle(Opcodes.H_INVOKESTATIC, exitRefusal, "systemExit", "(I)V", false),
+        "java/lang/Runtime.exit(I)V" to Handle(Opcodes.H_INVOKESTATIC, exitRefusal, "runtimeExit", "(Ljava/lang/Runtime;I)V", false),
+        "java/lang/Runtime.halt(I)V" to Handle(Opcodes.H_INVOKESTATIC, exitRefusal, "runtimeHalt", "(Ljava/lang/Runtime;I)V", false),
+    )
+
+    private fun exitReplacing(owner: String, name: String, descriptor: String): Handle? = exits["$owner.$name$descriptor"]
+
+    /** A method handle (of a method reference or lambda) to a method ending the process, to its replacement. */
+    private fun refusingExit(value: Any?): Any? {
+        if (value !is Handle || (value.tag != Opcodes.H_INVOKESTATIC && value.tag != Opcodes.H_INVOKEVIRTUAL)) return value
+        return exitReplacing(value.owner, value.name, value.desc) ?: value
+    }
 
     /**
      * Instruments the class files of [classFiles] in place (the compiler's class loader reads them from there), with
@@ -76,6 +96,29 @@ internal object SnippetBytecode {
                             changed = true
                         }
                         super.visitJumpInsn(opcode, label)
+                    }
+
+                    override fun visitMethodInsn(opcode: Int, owner: String, name: String, descriptor: String, isInterface: Boolean) {
+                        val replacement = if (opcode == Opcodes.INVOKESTATIC || opcode == Opcodes.INVOKEVIRTUAL) {
+                            exitReplacing(owner, name, descriptor)
+                        } else {
+                            null
+                        }
+                        if (replacement == null) return super.visitMethodInsn(opcode, owner, name, descriptor, isInterface)
+                        super.visitMethodInsn(Opcodes.INVOKESTATIC, replacement.owner, replacement.name, replacement.desc, false)
+                        changed = true
+                    }
+
+                    override fun visitInvokeDynamicInsn(name: String?, descriptor: String?, bootstrap: Handle?, vararg arguments: Any?) {
+                        val replaced = arguments.map(::refusingExit)
+                        if (replaced.indices.any { replaced[it] !== arguments[it] }) changed = true
+                        super.visitInvokeDynamicInsn(name, descriptor, bootstrap, *replaced.toTypedArray())
+                    }
+
+                    override fun visitLdcInsn(value: Any?) {
+                        val replaced = refusingExit(value)
+                        if (replaced !== value) changed = true
+                        super.visitLdcInsn(replaced)
                     }
 
                     override fun visitMaxs(maxStack: Int, maxLocals: Int) {
