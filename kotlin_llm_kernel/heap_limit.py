@@ -26,8 +26,10 @@ GB = 1024 * MB
 #: The heap of a kernel on a machine without a gateway's request: enough for notebooks' data frames and plots, and
 #: several kernels fit on a laptop.
 DEFAULT_HEAP = 2 * GB
-#: What the JVM uses beside the heap: the Kotlin compiler's classes (metaspace), compiled code, thread stacks, the
-#: allocator's arenas. A budget is split into this and the heap, the heap keeping at least half.
+#: What the kernel's process uses beside the heap: measured ~190 MB (the Kotlin compiler's classes and compiled
+#: code, ~95 MB committed, then Python, thread stacks, the allocator's arenas), plus up to 256 MB when deep recursion
+#: touches the whole stack of the session's thread. A budget is split into this and the heap, the heap keeping at
+#: least half.
 NON_HEAP_RESERVE = 512 * MB
 
 #: Below this the Kotlin compiler fails (and the default -Xms96m is larger): smaller settings are refused.
