@@ -32,7 +32,8 @@ DEFAULT_HEAP = 2 * GB
 #: least half.
 NON_HEAP_RESERVE = 512 * MB
 
-#: Below this the Kotlin compiler fails (and the default -Xms96m is larger): smaller settings are refused.
+#: Below this the Kotlin compiler fails (and the default -Xms96m is larger): smaller settings are refused, smaller
+#: budgets get this.
 MIN_HEAP = 128 * MB
 
 #: Set by Jupyter Enterprise Gateway and gateway_provisioners from the kernel's start request (``KERNEL_`` variables).
@@ -119,7 +120,8 @@ def heap_options(
         memory = physical_memory if physical_memory is not None else machine_memory()
         # never above the JVM's own default, a quarter of the memory
         heap = min([DEFAULT_HEAP, *([memory // 4] if memory else [])])
-    return [f"-Xmx{_megabytes(min([heap, *ceilings]))}m"]
+    # a smaller heap could not run the compiler (and the JVM refuses one under the default -Xms96m)
+    return [f"-Xmx{_megabytes(max(MIN_HEAP, min([heap, *ceilings])))}m"]
 
 
 def _kernel_memory(environ: Mapping[str, str]) -> int | None:

@@ -71,6 +71,11 @@ def test_the_gateway_s_kernel_memory_leaves_room_for_the_jvm_beside_the_heap(ker
     assert heap_options("", [], {ENV_KERNEL_MEMORY: kernel_memory}, [], BIG_MACHINE) == [heap]
 
 
+def test_a_small_kernel_memory_still_gets_a_heap_the_compiler_runs_in(tmp_path: Path) -> None:
+    assert heap_options("", [], {ENV_KERNEL_MEMORY: "100Mi"}, [], BIG_MACHINE) == ["-Xmx128m"]
+    assert heap_options("", [], {}, cgroup(tmp_path, str(200 * MB)), BIG_MACHINE) == ["-Xmx128m"]
+
+
 def test_a_malformed_kernel_memory_is_ignored() -> None:
     assert heap_options("", [], {ENV_KERNEL_MEMORY: "lots"}, [], BIG_MACHINE) == ["-Xmx2048m"]
 
