@@ -40,9 +40,13 @@ def start_jvm(
     jvm_options: list[str] | tuple[str, ...] = (),
     default_jvm_options: list[str] | tuple[str, ...] = DEFAULT_JVM_OPTIONS,
     java_home: str | None = None,
+    max_heap: str = "",
 ) -> StartedJvm:
-    """Starts the JVM with extra ``classpath`` entries and options (no effect once it runs)."""
-    return _start_jvm(JvmRequest(tuple(classpath), tuple(jvm_options), tuple(default_jvm_options), java_home))
+    """Starts the JVM with extra ``classpath`` entries and options (no effect once it runs); ``max_heap`` is the heap
+    limit (``4g``, ``1536m``…; empty: chosen as :mod:`.heap_limit` says)."""
+    return _start_jvm(
+        JvmRequest(tuple(classpath), tuple(jvm_options), tuple(default_jvm_options), java_home, max_heap=max_heap)
+    )
 
 
 @dataclass(frozen=True)

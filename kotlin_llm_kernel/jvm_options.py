@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .heap_limit import heap_options
 from .java_runtime import JavaRuntime
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ def jvm_command(request: JvmRequest, java: JavaRuntime) -> tuple[list[str], list
     classpath, resolver = engine_jars()
     classpath += list(request.classpath)
     classpath += [p for p in os.environ.get(ENV_CLASSPATH, "").split(os.pathsep) if p]
+    user_options = [*request.default_options, *request.options, *shlex.split(os.environ.get(ENV_JVM_OPTIONS, ""))]
     options = [
         "-Xrs",  # no JVM signal handlers: SIGINT belongs to the kernel (a HotSpot handler would kill it)
         "-Dfile.encoding=UTF-8",
@@ -86,9 +88,9 @@ def jvm_command(request: JvmRequest, java: JavaRuntime) -> tuple[list[str], list
         # images drawn with java.awt (rich output) never look for a display server
         "-Djava.awt.headless=true",
         *_version_options(java),
-        *request.default_options,
-        *request.options,
-        *shlex.split(os.environ.get(ENV_JVM_OPTIONS, "")),
+        # the heap's limit comes first: heap-size options of the user replace it (heap_limit)
+        *heap_options(request.max_heap, user_options),
+        *user_options,
     ]
     if resolver:
         options.append(f"-D{RESOLVER_CLASSPATH_PROPERTY}={os.pathsep.join(resolver)}")

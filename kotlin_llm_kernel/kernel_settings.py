@@ -8,9 +8,10 @@ config section and of the arguments (traitlets names them after the class).
 
 from __future__ import annotations
 
-from traitlets import Bool, Float, Int, List, Unicode
+from traitlets import Bool, Float, Int, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
+from .heap_limit import MB, MIN_HEAP, HeapSizeError, parse_size
 from .json_trait import JsonDict
 from .jvm_options import DEFAULT_JVM_OPTIONS
 from .request import EngineRequest, JvmRequest, SessionRequest
@@ -23,6 +24,12 @@ class KotlinKernel(Configurable):
         Unicode(),
         default_value=list(DEFAULT_JVM_OPTIONS),
         help="JVM tuning flags added before jvm_options (C1 only, the serial GC, a small heap: see jvm.properties).",
+    ).tag(config=True)
+    max_heap = Unicode(
+        "",
+        help="The JVM's heap limit, e.g. '4g', '1536m' or '2Gi'. Empty: the memory a Jupyter gateway asked for the "
+        "kernel (KERNEL_MEMORY) less 512 MB, else 2 GB; within a container's limit and at most a quarter of the "
+        "machine's memory. A heap size in jvm_options or KOTLIN_LLM_JVM_OPTIONS (-Xmx…) wins.",
     ).tag(config=True)
     class_data_sharing = Bool(
         True,
@@ -54,12 +61,25 @@ class KotlinKernel(Configurable):
     ).tag(config=True)
     log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
 
+    @validate("max_heap")
+    def _valid_max_heap(self, proposal: dict[str, object]) -> str:
+        value = str(proposal["value"])
+        if value.strip():
+            try:
+                size = parse_size(value)
+            except HeapSizeError as error:
+                raise TraitError(f"max_heap: {error}") from error
+            if size < MIN_HEAP:
+                raise TraitError(f"max_heap: {value!r} is below the {MIN_HEAP // MB} MB the Kotlin compiler needs")
+        return value
+
     def engine_request(self) -> EngineRequest:
         jvm = JvmRequest(
             classpath=tuple(self.classpath),
             options=tuple(self.jvm_options),
             default_options=tuple(self.default_jvm_options),
             java_home=self.java_home or None,
+            max_heap=self.max_heap,
             destroy_at_exit=False,  # the kernel exits through jvm.exit_now: no Java thread may keep it alive
             class_data_sharing=self.class_data_sharing,
         )

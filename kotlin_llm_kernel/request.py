@@ -22,6 +22,8 @@ class JvmRequest:
     options: tuple[str, ...] = ()
     default_options: tuple[str, ...] = DEFAULT_JVM_OPTIONS
     java_home: str | None = None
+    #: The heap's maximum (``2g``, ``1536m``, ``2Gi``…); empty: chosen by :func:`.heap_limit.heap_options`.
+    max_heap: str = ""
     #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
     #: :func:`.jvm.exit_now`), a library user's process does, as any Java program would.
     destroy_at_exit: bool = True

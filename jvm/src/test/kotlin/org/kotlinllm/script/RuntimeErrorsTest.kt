@@ -92,6 +92,26 @@ class RuntimeErrorsTest {
     }
 
     @Test
+    fun `an OutOfMemoryError of the heap says the limit and what to do, and the session keeps its values`() {
+        // one array past the heap limit fails at once, without filling the heap the other tests share
+        assertTrue(Runtime.getRuntime().maxMemory() < 8L * (Int.MAX_VALUE - 8), "the test needs a heap under 16 GB")
+        runBlocking { session.execute("val keptThroughOom = 42") }.assertValue()
+        val message = error("val huge = LongArray(Int.MAX_VALUE - 8)")
+        val limit = Runtime.getRuntime().maxMemory() / (1024 * 1024)
+        assertEquals(
+            "java.lang.OutOfMemoryError: Java heap space\n" +
+                "  at <snippet body>(snippetN.kts:1)\n" +
+                "  | val huge = LongArray(Int.MAX_VALUE - 8)\n" +
+                "hint: the heap limit is $limit MB; raise it with the kernel setting max_heap (e.g. --KotlinKernel.max_heap=4g) " +
+                "or the JVM option -Xmx. Values of the session keep their memory until released: empty them " +
+                "(e.g. big.clear()) or declare them again (val big = 0)",
+            message,
+        )
+        assertEquals(42, runBlocking { session.execute("keptThroughOom") }.assertValue().value)
+        assertTrue("hint:" !in error("throw OutOfMemoryError(\"Metaspace\")"), "only the heap's OutOfMemoryError has the hint")
+    }
+
+    @Test
     fun `causes are rendered the same way`() {
         assertEquals(
             """
