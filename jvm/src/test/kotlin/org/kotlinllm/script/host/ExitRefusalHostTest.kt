@@ -6,7 +6,7 @@ import org.kotlinllm.script.ScriptResult
 import kotlin.test.assertEquals
 import kotlin.test.assertIs
 
-/** A launched coroutine calling `System.exit` fails like any coroutine whose exception nobody catches. */
+/** A launched coroutine calling `System.exit` fails, located, like any coroutine whose exception nobody catches. */
 @Timeout(120)
 class ExitRefusalHostTest {
 
@@ -17,10 +17,12 @@ class ExitRefusalHostTest {
             events.settled(session.submit("val keep = 42").snippetNumber)
             val launching = session.submit("val quitting = launch { System.exit(3) }\nawait { quitting.join() }")
             events.settled(launching.snippetNumber)
-            events.printed(OutputEvent.STDERR, "restart the kernel\n")
+            events.printed(OutputEvent.STDERR, "  | val quitting = launch { System.exit(3) }\n")
             assertEquals(
                 "Exception in a launched coroutine: org.kotlinllm.script.runtime.ExitRefusedException: " +
-                    "System.exit(3) was refused: a snippet cannot end the kernel; to end the session, restart the kernel\n",
+                    "System.exit(3) was refused: a snippet cannot end the kernel; to end the session, restart the kernel\n" +
+                    "  at <snippet body>(snippet2.kts:1)\n" +
+                    "  | val quitting = launch { System.exit(3) }\n",
                 events.text(OutputEvent.STDERR),
             )
             val kept = events.settled(session.submit("keep").snippetNumber)
