@@ -30,7 +30,7 @@ from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
 from .request import EngineRequest
-from .request_checks import INVALID_REQUEST, cursor_in, request_problem
+from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, INVALID_REQUEST, cursor_in, request_problem
 from .results import Error
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .surrogates import replace_lone_surrogates, surrogate_notice
@@ -153,9 +153,13 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         problem = request_problem(msg_type, parent.get("content"), parent.get("metadata"))
         if problem is None:
             content = parent["content"]
-            if msg_type == "execute_request":
-                self._code_notice = surrogate_notice(content["code"])
-            content["code"] = replace_lone_surrogates(content["code"])
+            if msg_type == "history_request":
+                # fields a newer or looser client adds would be unexpected keyword arguments of do_history
+                parent["content"] = {name: value for name, value in content.items() if name in HISTORY_FIELDS}
+            if msg_type in CODE_REQUESTS:
+                if msg_type == "execute_request":
+                    self._code_notice = surrogate_notice(content["code"])
+                content["code"] = replace_lone_surrogates(content["code"])
             return True
         self.log.warning("refused a %s: %s", msg_type, problem)
         evalue = f"invalid {msg_type}: {problem}"
@@ -187,6 +191,14 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
     async def is_complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         if self._checked(stream, ident, parent):
             await super().is_complete_request(stream, ident, parent)
+
+    async def history_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().history_request(stream, ident, parent)
+
+    async def comm_info_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+        if self._checked(stream, ident, parent):
+            await super().comm_info_request(stream, ident, parent)
 
     # --- execute ---
 

@@ -11,7 +11,11 @@ from typing import Any
 #: The Jupyter error name of a request whose content is not what the protocol says.
 INVALID_REQUEST = "InvalidRequest"
 
-_CODE_REQUESTS = {"execute_request", "complete_request", "inspect_request", "is_complete_request"}
+#: Requests whose content has a ``code``.
+CODE_REQUESTS = frozenset({"execute_request", "complete_request", "inspect_request", "is_complete_request"})
+#: The fields of a history_request that ipykernel passes on (``do_history``'s parameters); others are dropped.
+HISTORY_FIELDS = frozenset({"hist_access_type", "output", "raw", "session", "start", "stop", "n", "pattern", "unique"})
+_HISTORY_REQUIRED: dict[str, type] = {"hist_access_type": str, "output": bool, "raw": bool}
 _CURSOR_REQUESTS = {"complete_request", "inspect_request"}
 #: Optional fields of an execute_request and the JSON type each must have (null stands for absent).
 _EXECUTE_FIELDS: dict[str, type] = {
@@ -43,10 +47,20 @@ def request_problem(msg_type: str, content: Any, metadata: Any) -> str | None:
 
     ``cursor_pos`` may be null or any integer: :func:`cursor_in` places it inside ``code``.
     """
-    if msg_type not in _CODE_REQUESTS:
+    checked = CODE_REQUESTS | {"history_request", "comm_info_request"}
+    if msg_type not in checked:
         return None
     if not isinstance(content, dict):
         return f"the content must be an object, not {json_type(content)}"
+    if msg_type == "history_request":
+        return _history_problem(content)
+    if msg_type == "comm_info_request":
+        target = content.get("target_name")
+        return (
+            None
+            if target is None or isinstance(target, str)
+            else f"`target_name` must be a string, not {json_type(target)}"
+        )
     if "code" not in content:
         return "`code` is missing"
     code = content["code"]
@@ -66,6 +80,16 @@ def request_problem(msg_type: str, content: Any, metadata: Any) -> str | None:
                 return f"`{name}` must be {expected}, not {json_type(value)}"
         if not isinstance(metadata, dict):
             return f"the message's metadata must be an object, not {json_type(metadata)}"
+    return None
+
+
+def _history_problem(content: dict[str, Any]) -> str | None:
+    for name, kind in _HISTORY_REQUIRED.items():
+        if name not in content:
+            return f"`{name}` is missing"
+        if not isinstance(content[name], kind):
+            expected = "a boolean" if kind is bool else "a string"
+            return f"`{name}` must be {expected}, not {json_type(content[name])}"
     return None
 
 

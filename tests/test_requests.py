@@ -155,3 +155,25 @@ def test_a_value_past_max_output_chars_is_cut_with_the_notice_of_printed_output(
         "\n[kotlin-llm] output cut: the last 30,000,005 characters (0 lines) of this cell were not shown, past the "
         "limit of 20,000,000 characters (KotlinKernel.max_output_chars).\n"
     )
+
+
+def test_a_history_request_with_an_extra_field_gets_its_reply(kc: Any) -> None:
+    content = {"hist_access_type": "tail", "output": False, "raw": True, "n": 5, "from_a_newer_client": True}
+    reply = reply_to(kc, send(kc, "history_request", content))
+    assert reply["msg_type"] == "history_reply"
+    assert reply["content"]["status"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("msg_type", "content", "problem"),
+    [
+        ("history_request", {"output": False, "raw": True}, "`hist_access_type` is missing"),
+        ("comm_info_request", ["x"], "the content must be an object, not an array"),
+    ],
+)
+def test_a_history_or_comm_info_request_with_a_wrong_field_gets_an_error_naming_it(
+    kc: Any, msg_type: str, content: Any, problem: str
+) -> None:
+    reply = reply_to(kc, send(kc, msg_type, content))
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    assert reply["content"] == invalid(msg_type, problem)

@@ -27,6 +27,15 @@ from kotlin_llm_kernel.request_checks import cursor_in, request_problem
         ("inspect_request", {"code": "ab", "cursor_pos": 1.5}, "`cursor_pos` must be an integer, not a number"),
         ("inspect_request", {"code": "ab", "cursor_pos": True}, "`cursor_pos` must be an integer, not a boolean"),
         ("is_complete_request", {"code": {}}, "`code` must be a string, not an object"),
+        ("history_request", {"output": False, "raw": True}, "`hist_access_type` is missing"),
+        (
+            "history_request",
+            {"hist_access_type": "tail", "output": 1, "raw": True},
+            "`output` must be a boolean, not a number",
+        ),
+        ("history_request", "tail", "the content must be an object, not a string"),
+        ("comm_info_request", [], "the content must be an object, not an array"),
+        ("comm_info_request", {"target_name": 3}, "`target_name` must be a string, not a number"),
     ],
 )
 def test_a_missing_or_mistyped_field_is_named(msg_type: str, content: Any, problem: str) -> None:
@@ -38,6 +47,8 @@ def test_a_missing_or_mistyped_field_is_named(msg_type: str, content: Any, probl
     [
         ("execute_request", {"code": "1", "silent": False, "user_expressions": {}, "stop_on_error": None}),
         ("complete_request", {"code": "ab", "cursor_pos": None}),
+        ("history_request", {"hist_access_type": "tail", "output": False, "raw": True, "n": 10, "extra": 1}),
+        ("comm_info_request", {}),
         ("inspect_request", {"code": "ab", "cursor_pos": 1000}),
         ("is_complete_request", {"code": "fun f() {"}),
         ("kernel_info_request", {}),
