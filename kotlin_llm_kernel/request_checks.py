@@ -16,6 +16,7 @@ CODE_REQUESTS = frozenset({"execute_request", "complete_request", "inspect_reque
 #: The fields of a history_request that ipykernel passes on (``do_history``'s parameters); others are dropped.
 HISTORY_FIELDS = frozenset({"hist_access_type", "output", "raw", "session", "start", "stop", "n", "pattern", "unique"})
 _HISTORY_REQUIRED: dict[str, type] = {"hist_access_type": str, "output": bool, "raw": bool}
+_CHECKED_REQUESTS = CODE_REQUESTS | {"history_request", "comm_info_request"}
 _CURSOR_REQUESTS = {"complete_request", "inspect_request"}
 #: Optional fields of an execute_request and the JSON type each must have (null stands for absent).
 _EXECUTE_FIELDS: dict[str, type] = {
@@ -47,8 +48,7 @@ def request_problem(msg_type: str, content: Any, metadata: Any) -> str | None:
 
     ``cursor_pos`` may be null or any integer: :func:`cursor_in` places it inside ``code``.
     """
-    checked = CODE_REQUESTS | {"history_request", "comm_info_request"}
-    if msg_type not in checked:
+    if msg_type not in _CHECKED_REQUESTS:
         return None
     if not isinstance(content, dict):
         return f"the content must be an object, not {json_type(content)}"

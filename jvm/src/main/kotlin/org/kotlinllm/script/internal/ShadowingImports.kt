@@ -4,7 +4,6 @@ import org.jetbrains.kotlin.lexer.KotlinLexer
 import org.jetbrains.kotlin.lexer.KtTokens
 import org.jetbrains.kotlin.psi.KtDestructuringDeclaration
 import org.jetbrains.kotlin.psi.KtFile
-import org.jetbrains.kotlin.psi.KtNamedFunction
 
 /**
  * Default imports of what earlier snippets declared, as `SnippetN.name`: a workaround for two bugs of the K2 REPL
@@ -50,7 +49,7 @@ internal class ShadowingImports {
     fun declared(parsed: ParsedSnippet, snippetClassName: String) {
         for (declaration in parsed.declarations) {
             val name = declaration.name
-            if ('.' in name) continue
+            if (declaration.isOperator) operators += name
             when (declaration.kind) {
                 DeclaredName.Kind.FUNCTION -> functions.getOrPut(name) { LinkedHashSet() } += "$snippetClassName.$name"
                 DeclaredName.Kind.PROPERTY, DeclaredName.Kind.CLASS, DeclaredName.Kind.TYPEALIAS ->
@@ -59,19 +58,13 @@ internal class ShadowingImports {
         }
         // `val (a, b) = pair` declares properties that later snippets see like any other
         for (entry in destructuredNames(parsed.file)) newest[entry] = "$snippetClassName.$entry"
-        operators += operatorNames(parsed.file)
         imported += importedNames(parsed.file)
     }
-
-    private fun operatorNames(file: KtFile): List<String> =
-        file.script?.declarations.orEmpty().filterIsInstance<KtNamedFunction>()
-            .filter { it.hasModifier(KtTokens.OPERATOR_KEYWORD) }
-            .mapNotNull { it.name }
 
     private fun destructuredNames(file: KtFile): List<String> =
         file.script?.declarations.orEmpty().filterIsInstance<KtDestructuringDeclaration>()
             .flatMap { it.entries }
-            .mapNotNull { entry -> entry.name?.takeIf { it != "_" && '.' !in it } }
+            .mapNotNull { entry -> entry.name?.takeIf { it != "_" } }
 
     /** The default imports for compiling [parsed]. */
     fun imports(parsed: ParsedSnippet): List<String> {

@@ -29,6 +29,8 @@ internal data class DeclaredName(
     /** Whether its type is inferred (a function with an expression body and no return type, a property without type). */
     val inferredType: Boolean,
     val isInline: Boolean,
+    /** An `operator fun`, which code calls by its operator (`a + b`, `a..b`, `by`) as well as by name. */
+    val isOperator: Boolean,
     val range: SourceRange,
 ) {
     enum class Kind { FUNCTION, PROPERTY, CLASS, TYPEALIAS }
@@ -119,6 +121,7 @@ internal class SnippetParser(project: Project) {
             header = header,
             inferredType = inferred,
             isInline = (declaration as? KtCallableDeclaration)?.hasModifier(KtTokens.INLINE_KEYWORD) == true,
+            isOperator = declaration is KtNamedFunction && declaration.hasModifier(KtTokens.OPERATOR_KEYWORD),
             range = source.range(range.startOffset, range.endOffset),
         )
     }

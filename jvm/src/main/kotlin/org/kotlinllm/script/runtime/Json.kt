@@ -125,14 +125,37 @@ internal object Json {
             return value
         }
 
-        fun readObject(): Map<String, Any?> {
-            val result = LinkedHashMap<String, Any?>()
+        /** After an opening bracket: whether [close] follows at once (consumed), the container being empty. */
+        fun closesAtOnce(close: Char): Boolean {
             at++
             skipSpace()
-            if (at < text.length && text[at] == '}') {
+            if (at < text.length && text[at] == close) {
                 at++
-                return result
+                return true
             }
+            return false
+        }
+
+        /** After an element: whether [close] ends the container (consumed), else a ',' announcing the next element. */
+        fun closesAfterElement(close: Char): Boolean {
+            skipSpace()
+            if (at >= text.length) fail("expected ',' or '$close', found the end of the text")
+            return when (text[at]) {
+                ',' -> {
+                    at++
+                    false
+                }
+                close -> {
+                    at++
+                    true
+                }
+                else -> fail("expected ',' or '$close', found '${text[at]}'")
+            }
+        }
+
+        fun readObject(): Map<String, Any?> {
+            val result = LinkedHashMap<String, Any?>()
+            if (closesAtOnce('}')) return result
             while (true) {
                 skipSpace()
                 if (at >= text.length || text[at] != '"') fail("expected a string key")
@@ -142,40 +165,17 @@ internal object Json {
                 at++
                 skipSpace()
                 result[key] = readValue()
-                skipSpace()
-                if (at >= text.length) fail("expected ',' or '}', found the end of the text")
-                when (text[at]) {
-                    ',' -> at++
-                    '}' -> {
-                        at++
-                        return result
-                    }
-                    else -> fail("expected ',' or '}', found '${text[at]}'")
-                }
+                if (closesAfterElement('}')) return result
             }
         }
 
         fun readArray(): List<Any?> {
             val result = ArrayList<Any?>()
-            at++
-            skipSpace()
-            if (at < text.length && text[at] == ']') {
-                at++
-                return result
-            }
+            if (closesAtOnce(']')) return result
             while (true) {
                 skipSpace()
                 result += readValue()
-                skipSpace()
-                if (at >= text.length) fail("expected ',' or ']', found the end of the text")
-                when (text[at]) {
-                    ',' -> at++
-                    ']' -> {
-                        at++
-                        return result
-                    }
-                    else -> fail("expected ',' or ']', found '${text[at]}'")
-                }
+                if (closesAfterElement(']')) return result
             }
         }
 
