@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager, start_new_kernel
+
+ROOT = Path(__file__).resolve().parent.parent
 
 KERNEL = "kotlin-llm"
 SIGNAL_KERNEL = "kotlin-llm-signal"
@@ -134,3 +138,10 @@ def running_kernel(
 def warm_up(kc: BlockingKernelClient) -> None:
     """Runs a silent cell so that the compiler's first-use cost is paid before timed tests."""
     collect(kc, kc.execute("1 + 1", silent=True), timeout=STARTUP_TIMEOUT)
+
+
+def jdk_home(version: int) -> str | None:
+    """The home of an installed JDK of ``version`` (``scripts/find-jdk.sh``), or None."""
+    script = ROOT / "scripts" / "find-jdk.sh"
+    found = subprocess.run(["bash", str(script), str(version)], capture_output=True, text=True, check=False)
+    return found.stdout.strip() or None

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kernel_client import collect, execute, read_until, request, running_kernel, warm_up
+from kernel_client import collect, execute, jdk_home, read_until, request, running_kernel, warm_up
 
 #: Only catches a hang: the reply to an interrupted cell typically comes within a fraction of a second.
 INTERRUPT_HANG_GUARD = 30
@@ -68,15 +66,9 @@ def test_idle_interrupt_is_harmless(mode_kernel: tuple[Any, Any]) -> None:
     assert cell.result == "42"
 
 
-def _jdk_home(version: int) -> str | None:
-    script = Path(__file__).resolve().parent.parent / "scripts" / "find-jdk.sh"
-    found = subprocess.run(["bash", str(script), str(version)], capture_output=True, text=True, check=False)
-    return found.stdout.strip() or None
-
-
 def test_a_busy_loop_is_interrupted_on_jdk_25() -> None:
     """JDK 20+ has no Thread.stop: the engine's loop checks are what end a loop that ignores interrupts."""
-    jdk25 = _jdk_home(25)
+    jdk25 = jdk_home(25)
     if jdk25 is None:
         pytest.skip("no JDK 25 found (set JDK25_HOME)")
     with running_kernel(extra_arguments=[f"--KotlinKernel.java_home={jdk25}"]) as (km, kc):
