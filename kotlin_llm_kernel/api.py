@@ -18,6 +18,7 @@ The JVM starts on first use, once per process; call :func:`start_jvm` first to c
 from __future__ import annotations
 
 import dataclasses
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,11 +27,14 @@ from typing import Any
 
 from .engine import EngineSession
 from .events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SnippetWaiter
+from .interrupts import interrupt, thread_stopper
 from .jvm import StartedJvm
 from .jvm import start_jvm as _start_jvm
 from .jvm_options import DEFAULT_JVM_OPTIONS
 from .request import JvmRequest, SessionRequest
 from .results import ClearOutput, Display, Error, SnippetDisplay, Value
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
 
@@ -84,8 +88,8 @@ class ScriptSession:
         """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed
         and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order).
 
-        Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, then is re-raised; so
-        does an exception of the ``stdin`` callable.
+        Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, stopping its thread when
+        it ignores that (a loop in library code), then is re-raised; so does an exception of the ``stdin`` callable.
         """
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
         stdin = self._options.stdin
@@ -116,8 +120,11 @@ class ScriptSession:
         try:
             settled = self._events.wait(execution.snippet_number, on_output, on_display=on_display, on_input=on_input)
         except BaseException:
-            execution.cancel()
-            self._events.wait(execution.snippet_number, on_output, on_display=on_display)
+            report = interrupt(execution, thread_stopper)
+            if report is None:
+                self._events.wait(execution.snippet_number, on_output, on_display=on_display)
+            else:  # it runs on: later snippets wait for it
+                log.warning("snippet%s.kts still runs after its interrupt: %s", report.snippet_number, report)
             raise
         stdout, stderr = "".join(collected["stdout"]), "".join(collected["stderr"])
         return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr, displays=tuple(displays))

@@ -59,6 +59,14 @@ class CellOutput:
         """The snippet was never submitted."""
         self._running.pop(number, None)
 
+    def abandon(self, event: SettledEvent) -> None:
+        """Settles the cell of ``event`` now, while its snippet goes on; what the snippet prints and its own
+        settling later are treated as a settled cell's."""
+        if (cell := self._running.pop(event.snippet_number, None)) is not None:
+            self._last_settled = cell
+            if not cell.settled.done():
+                cell.settled.set_result(event)
+
     def deliver(self, events: list[Event]) -> None:
         """Sends the output of ``events`` under its cells, asks for input and settles the cells, in order."""
         pending: list[OutputEvent] = []

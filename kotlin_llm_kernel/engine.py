@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import jpype
 
 from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
+from .jvmti import ThreadStopper
 from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
 from .surrogates import replace_lone_surrogates
@@ -193,6 +195,10 @@ def to_event(event: Any) -> Event:
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
 
+#: Serializes the stops of all sessions of the process: they share the engine's ``StopTarget``.
+_stops = threading.Lock()
+
+
 class Execution:
     """A submitted snippet (``HostExecution``); it settles with a :class:`.events.SettledEvent`."""
 
@@ -207,6 +213,33 @@ class Execution:
     @property
     def cancelled(self) -> bool:
         return bool(self._execution.isCancelled())
+
+    @property
+    def evaluating(self) -> bool:
+        """Whether the snippet is running its code (compiled, not settled)."""
+        return bool(self._execution.isEvaluating())
+
+    def await_settled(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` seconds for the snippet to settle; whether it has."""
+        return bool(self._execution.awaitSettled(jpype.JLong(max(0, round(timeout * 1000)))))
+
+    def stop(self, stopper: ThreadStopper) -> bool:
+        """Throws the engine's ``SnippetInterruptedError`` into the session's thread if it still evaluates this
+        snippet (not while it compiles: the compiler's state must stay whole); whether a stop was sent."""
+        monitor = self._execution.getStopMonitor()
+        target = jpype.JClass(f"{HOST}.StopTarget")
+        with _stops, jpype.synchronized(monitor):  # StopTarget holds one stop at a time
+            if not self._execution.prepareStop():
+                return False
+            try:
+                stopper.stop_target()
+            finally:
+                target.clear()
+        return True
+
+    def top_frames(self, limit: int) -> list[str]:
+        """The top frames of the session's thread while it runs this snippet (empty once it settled)."""
+        return [python_text(frame) for frame in self._execution.topFrames(jpype.JInt(limit))]
 
 
 class EngineSession:

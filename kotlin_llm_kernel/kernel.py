@@ -26,6 +26,7 @@ from .cell_output import Cell, CellOutput
 from .completeness import check
 from .engine import EngineSession, Execution, kotlin_version
 from .events import Event, EventReader, InputRequestEvent, SettledEvent
+from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
 from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
@@ -87,6 +88,11 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._set_log_level(self.log_level)
         self._worker = DaemonWorker("kotlin-llm-worker")
         self._running: Execution | None = None
+        #: A snippet that did not stop when interrupted, still running, and where it was reported to run.
+        self._stuck: tuple[Execution, Unstoppable] | None = None
+        #: The snippets whose interrupt is being carried out (:func:`.interrupts.interrupt`).
+        self._interrupting: set[int] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._reply_metadata: dict[str, Any] = {}
         self._cells = CellOutput(self._send_stream, self._send_message, self._ask_input)
         self._reader: EventReader | None = None
@@ -248,12 +254,36 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._interrupt()
 
     def _interrupt(self) -> None:
+        """Cancels the running snippet and, off the event loop, stops its thread if it ignores that (a snippet that
+        did not stop at an earlier interrupt is tried again)."""
         if (waiting := self._input_cell) is not None:
             waiting.stop.set()
-        execution = self._running
-        if execution is not None:
-            self.log.info("interrupting snippet%s.kts", execution.snippet_number)
-            execution.cancel()
+        execution = self._running or (self._stuck[0] if self._stuck is not None else None)
+        loop = self._loop
+        if execution is None or loop is None or execution.snippet_number in self._interrupting:
+            return
+        self.log.info("interrupting snippet%s.kts", execution.snippet_number)
+        execution.cancel()
+        self._interrupting.add(execution.snippet_number)
+
+        def carry_out() -> None:  # its own thread: it waits up to GIVE_UP_AFTER
+            report = interrupt(execution, thread_stopper)
+            try:
+                loop.call_soon_threadsafe(self._interrupted, execution, report)
+            except RuntimeError:  # the loop is closed: the kernel is shutting down
+                pass
+
+        threading.Thread(target=carry_out, name="kotlin-llm-interrupt", daemon=True).start()
+
+    def _interrupted(self, execution: Execution, report: Unstoppable | None) -> None:
+        """The interrupt of ``execution`` was carried out: a snippet still running ends its cell now."""
+        self._interrupting.discard(execution.snippet_number)
+        if report is None:  # it settled: its cell ends with its own outcome
+            return
+        self.log.warning("snippet%s.kts still runs after its interrupt: %s", report.snippet_number, report)
+        if not report.compiling:
+            self._stuck = (execution, report)
+        self._cells.abandon(SettledEvent(report.snippet_number, interrupted_cell_error(report), cancelled=True))
 
     async def interrupt_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         """Message-mode interrupts (control channel): cancel the running snippet; nothing when idle."""
@@ -281,6 +311,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if silent:  # silent requests do not count, but a snippet needs a number of its own
             self.execution_count += 1
         number = self.execution_count
+        if (busy := self._busy_error()) is not None:
+            return self._reply_error(busy.ename, busy.evalue, busy.traceback, silent)
         try:
             session = await asyncio.wrap_future(self._session)
         except Exception as error:  # noqa: BLE001 - whatever stopped the start is the cell's error
@@ -294,12 +326,22 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, budget, number, silent)
 
+    def _busy_error(self) -> Error | None:
+        """The error of a cell submitted while a snippet that did not stop when interrupted still runs."""
+        if self._stuck is None:
+            return None
+        execution, report = self._stuck
+        if execution.await_settled(0):
+            self._stuck = None
+            return None
+        return busy_error(report.snippet_number, tuple(execution.top_frames(len(report.frames))) or report.frames)
+
     async def _run(
         self, session: EngineSession, code: str, number: int, silent: bool, allow_stdin: bool = False
     ) -> tuple[SettledEvent, OutputBudget]:
         """Submits the snippet and waits until it settled, all its output sent (:class:`.cell_output.CellOutput`);
         the budget its output left is its value's."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self._read_events(session, loop)
         cell = Cell(number, self.get_parent("shell"), silent, OutputBudget(self.max_output_chars), loop.create_future())
         self._cells.open(cell)

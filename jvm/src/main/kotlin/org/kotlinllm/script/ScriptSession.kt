@@ -16,6 +16,7 @@ import org.kotlinllm.script.internal.SessionSymbols
 import org.kotlinllm.script.internal.SnippetNames
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.internal.SnippetRunner
+import org.kotlinllm.script.internal.StopGate
 import org.kotlinllm.script.internal.UncaughtErrorReporter
 import org.kotlinllm.script.internal.UncaughtErrors
 import java.util.concurrent.CancellationException
@@ -60,6 +61,9 @@ public class ScriptSession internal constructor(
     private val tasks = LinkedBlockingQueue<Runnable>()
     private val thread: Thread
     private val lock = Object()
+
+    /** Where a host may stop the session's thread: its evaluations only. */
+    private val stopGate = StopGate()
     private val lastNumber = AtomicInteger(0)
 
     /** The execution being evaluated, which cancellation may interrupt; guarded by [lock]. */
@@ -110,6 +114,7 @@ public class ScriptSession internal constructor(
                     symbols,
                     ::evaluationStarts,
                     ::evaluationEnds,
+                    stopGate,
                 )
                 val result = runner.run("session_$id.kts", prelude).result
                 if (result is ScriptResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
@@ -147,20 +152,21 @@ public class ScriptSession internal constructor(
 
     /**
      * Like [executeAsync], naming the snippet `snippet$snippetNumber.kts` (the next number when null), blank or not;
-     * the number must exceed [lastSnippetNumber].
+     * the number must exceed [lastSnippetNumber]. A host's snippet [skipsWhenCancelled]: cancelled while it compiles,
+     * it does not run.
      */
-    internal fun executeAsync(code: String, snippetNumber: Int?): ScriptExecution {
-        if (snippetNumber == null) return submitSnippet(code, lastNumber.incrementAndGet())
+    internal fun executeAsync(code: String, snippetNumber: Int?, skipsWhenCancelled: Boolean = false): ScriptExecution {
+        if (snippetNumber == null) return submitSnippet(code, lastNumber.incrementAndGet(), skipsWhenCancelled)
         while (true) {
             val last = lastNumber.get()
             require(snippetNumber > last) { "snippet number $snippetNumber must be greater than $last, the last one used" }
             if (lastNumber.compareAndSet(last, snippetNumber)) break
         }
-        return submitSnippet(code, snippetNumber)
+        return submitSnippet(code, snippetNumber, skipsWhenCancelled)
     }
 
-    private fun submitSnippet(code: String, number: Int): ScriptExecution {
-        val execution = ScriptExecution(number, ::cancel)
+    private fun submitSnippet(code: String, number: Int, skipsWhenCancelled: Boolean = false): ScriptExecution {
+        val execution = ScriptExecution(number, ::cancel, skipsWhenCancelled)
         submit {
             if (execution.isDone) {
                 execution.settled.complete(null)
@@ -216,11 +222,15 @@ public class ScriptSession internal constructor(
         if (::runner.isInitialized) runner.close()
     }
 
-    private fun evaluationStarts() {
+    /** Whether the compiled snippet may run: not when a host's cancellation came while it compiled. */
+    private fun evaluationStarts(): Boolean {
         synchronized(lock) {
+            val execution = currentExecution
+            if (execution != null && execution.isCancelled && execution.skipsWhenCancelled) return false
             Thread.interrupted()
-            evaluating = currentExecution
+            evaluating = execution
             scope.evaluationStarts()
+            return true
         }
     }
 
@@ -239,6 +249,28 @@ public class ScriptSession internal constructor(
             scope.cancelEvaluation(thread)
         }
     }
+
+    /** The monitor a host holds from [stoppableThread] until its stop of that thread returned. */
+    internal val stopMonitor: Any get() = stopGate
+
+    /**
+     * The session's thread if it evaluates [execution]'s snippet, for a host to stop it (its cancellation was
+     * ignored); the caller holds [stopMonitor].
+     */
+    internal fun stoppableThread(execution: ScriptExecution): Thread? {
+        synchronized(lock) { if (evaluating !== execution) return null }
+        return stopGate.runningThread()
+    }
+
+    /** Whether [execution]'s snippet is being evaluated (compiled, not settled). */
+    internal fun isEvaluating(execution: ScriptExecution): Boolean = synchronized(lock) { evaluating === execution }
+
+    /** The session's thread while it runs [execution]'s snippet (compiling or evaluating it), else null. */
+    internal fun threadOf(execution: ScriptExecution): Thread? = synchronized(lock) { thread.takeIf { currentExecution === execution } }
+
+    /** The top [limit] of a running thread's [frames], a snippet's named as in its errors. */
+    internal fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> =
+        if (::runner.isInitialized) runner.topFrames(frames, limit) else frames.take(limit).map { it.toString() }
 
     /** An uncaught exception of a coroutine the snippets launched, rendered like their own errors. */
     private fun reportUncaught(error: Throwable) {
@@ -296,6 +328,8 @@ public class ScriptExecution internal constructor(
     /** The snippet's number, `N` of `snippetN.kts`; 0 for a blank snippet, which is not run. */
     internal val snippetNumber: Int,
     private val onCancel: (ScriptExecution) -> Unit,
+    /** A host's cancellation (unlike the spec's) keeps a snippet still compiling from running. */
+    internal val skipsWhenCancelled: Boolean = false,
 ) : CompletableFuture<ScriptResult>() {
 
     /** Completes when the snippet has finished, cancelled or not. */
@@ -308,7 +342,7 @@ public class ScriptExecution internal constructor(
     }
 
     internal companion object {
-        fun completed(result: ScriptResult): ScriptExecution = ScriptExecution(0) {}.also {
+        fun completed(result: ScriptResult): ScriptExecution = ScriptExecution(0, {}).also {
             it.complete(result)
             it.settled.complete(result)
         }

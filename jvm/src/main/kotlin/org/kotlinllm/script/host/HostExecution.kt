@@ -1,15 +1,20 @@
 package org.kotlinllm.script.host
 
 import org.kotlinllm.script.ScriptExecution
+import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.runtime.SnippetInterruptedError
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
 
 /** A snippet submitted with [HostSession.submit]; its end comes as a [SettledEvent] of [snippetNumber]. */
 public class HostExecution internal constructor(
     public val snippetNumber: Int,
     private val execution: ScriptExecution,
+    private val session: ScriptSession,
 ) {
     /**
-     * The spec's cancellation: cancels the snippet's `await` coroutines and interrupts the session's thread, or keeps
-     * it from starting; does nothing once it has settled.
+     * The spec's cancellation (cancels the snippet's `await` coroutines and interrupts the session's thread, or keeps
+     * it from starting), except that a snippet still compiling is not run; does nothing once it has settled.
      */
     public fun cancel() {
         execution.cancel(true)
@@ -18,5 +23,50 @@ public class HostExecution internal constructor(
     /** Whether [cancel] came before the snippet settled. */
     public val isCancelled: Boolean get() = execution.isCancelled
 
+    /** Waits up to [timeoutMillis] for the snippet to settle; whether it has. */
+    public fun awaitSettled(timeoutMillis: Long): Boolean = try {
+        execution.settled.get(timeoutMillis, TimeUnit.MILLISECONDS)
+        true
+    } catch (_: TimeoutException) {
+        false
+    }
+
+    /** Whether the snippet is being evaluated: compiled, running its code, not settled. */
+    public val isEvaluating: Boolean get() = session.isEvaluating(execution)
+
+    /** The monitor a host holds from [prepareStop] until its StopThread call returned. */
+    public val stopMonitor: Any get() = session.stopMonitor
+
+    /**
+     * For a host that stops the session's thread when a cancelled snippet ignores its interrupt (a loop in JDK or
+     * library code), with the JVM tool interface's StopThread; the caller holds [stopMonitor]. When this snippet is
+     * being evaluated, sets [StopTarget] to the session's thread and a [SnippetInterruptedError] naming where it runs,
+     * and returns true; otherwise (not started, compiling, settled) leaves it and returns false.
+     */
+    public fun prepareStop(): Boolean {
+        val thread = session.stoppableThread(execution) ?: return false
+        val frames = thread.stackTrace
+        val where = session.topFrames(frames, 1).firstOrNull()
+        val message = if (where == null) STOPPED else "$STOPPED in $where$INCONSISTENT"
+        StopTarget.thread = thread
+        StopTarget.error = SnippetInterruptedError(message).apply { stackTrace = frames }
+        return true
+    }
+
+    /**
+     * Where the session's thread is while it runs this snippet (compiling or evaluating it): its top [limit] frames,
+     * a snippet's as `check(snippet3.kts:2)`; empty otherwise.
+     */
+    public fun topFrames(limit: Int): List<String> {
+        val thread = session.threadOf(execution) ?: return emptyList()
+        val frames = session.topFrames(thread.stackTrace, limit)
+        return if (session.threadOf(execution) === thread) frames else emptyList()
+    }
+
     override fun toString(): String = "HostExecution(snippet$snippetNumber.kts)"
+
+    private companion object {
+        const val STOPPED = "the snippet ignored the interrupt and was stopped"
+        const val INCONSISTENT = "; objects it was changing there may be left inconsistent"
+    }
 }

@@ -66,8 +66,8 @@ public class HostSession private constructor(
     }
 
     private fun execution(code: String, snippetNumber: Int?): HostExecution {
-        val execution = session.executeAsync(code, snippetNumber)
-        return HostExecution(execution.snippetNumber, execution)
+        val execution = session.executeAsync(code, snippetNumber, skipsWhenCancelled = true)
+        return HostExecution(execution.snippetNumber, execution, session)
     }
 
     /**

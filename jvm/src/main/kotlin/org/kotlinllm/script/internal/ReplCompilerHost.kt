@@ -44,11 +44,15 @@ private val logger = KotlinLogging.logger {}
 
 /** What compiling one snippet gave. */
 internal sealed interface Compilation {
-    /** Compiled; [diagnostics] are its warnings; [classFiles] its class files by path inside the module. */
+    /**
+     * Compiled; [diagnostics] are its warnings; [classFiles] its class files by path inside the module; [classpath]
+     * what it was compiled with beyond the session's, for the later snippets once it is evaluated.
+     */
     class Compiled(
         val snippet: LinkedSnippet<CompiledScript>,
         val diagnostics: List<ScriptDiagnostic>,
         val classFiles: Map<String, ByteArray>,
+        val classpath: List<File> = emptyList(),
     ) : Compilation
 
     class Failed(val diagnostics: List<ScriptDiagnostic>) : Compilation
@@ -197,8 +201,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
                 val classFiles = module?.compilerOutputFiles.orEmpty()
                 (classFiles as? MutableMap<String, ByteArray>)?.let { SnippetBytecode.instrument(it, valueClassCalls) }
                     ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
-                addedClasspath += extraClasspath
-                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles)
+                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles, extraClasspath)
             }
             is ResultWithDiagnostics.Failure -> {
                 forget(previous)
@@ -207,15 +210,19 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
 
-    /** Evaluates [compiled]; one that [declaresAnything] not is forgotten by the compiler afterwards. */
-    fun evaluate(compiled: Compilation.Compiled, declaresAnything: Boolean = true): Evaluation {
+    /**
+     * Evaluates [compiled] inside [stopGate]; one that [declaresAnything] not is forgotten by the compiler
+     * afterwards. Its classpath joins the later compilations' from here on.
+     */
+    fun evaluate(compiled: Compilation.Compiled, declaresAnything: Boolean = true, stopGate: StopGate = StopGate()): Evaluation {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
+        addedClasspath += compiled.classpath
         val started = System.nanoTime()
         val thread = Thread.currentThread()
         // the snippet sets its own class loader as the context one (SnippetBytecode); restored afterwards
         val contextLoader = thread.contextClassLoader
         val result = try {
-            callSuspending { evaluator.eval(compiled.snippet, evaluationConfiguration) }
+            stopGate.evaluation { callSuspending { evaluator.eval(compiled.snippet, evaluationConfiguration) } }
         } catch (e: Throwable) {
             if (e is VirtualMachineError && e !is StackOverflowError) throw e
             forget(previous)
@@ -238,6 +245,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
                 is ResultValue.NotEvaluated -> Evaluation.Broken("the snippet was not evaluated", null)
             }
         }
+    }
+
+    /** Forgets [compiled] without evaluating it, as if it had failed to compile. */
+    fun discard(compiled: Compilation.Compiled) {
+        forget(compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>)
     }
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */

@@ -14,7 +14,8 @@ import org.kotlinllm.script.runtime.Interruption
 
 /**
  * Rewrites the class files of a compiled snippet before they are loaded: every loop calls [Interruption.check] once
- * per iteration, before its backward jump, which makes busy loops cancellable on every JDK; and the snippet's body
+ * per iteration, before its backward jump, and every method (but constructors) on entry, which makes busy loops
+ * cancellable on every JDK, also loops of library code calling back a snippet's lambda; and the snippet's body
  * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
  * `@file:DependsOn` jars. Calls of `System.exit`, `Runtime.exit` and `Runtime.halt` (`exitProcess` is inline and calls
  * `System.exit`), also as method references, call [ExitRefusal] instead, which throws: the process is the whole
@@ -67,11 +68,17 @@ internal object SnippetBytecode {
             ): MethodVisitor {
                 val next = super.visitMethod(access, name, descriptor, signature, exceptions)
                 val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
+                val isInitializer = name == "<init>" || name == "<clinit>"
                 return object : MethodVisitor(Opcodes.ASM9, next) {
                     private val visited = HashSet<Label>()
 
                     override fun visitCode() {
                         super.visitCode()
+                        if (!isInitializer) {
+                            // a lambda called over and over by a loop in library code (IntStream.forEach) stops here
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                            changed = true
+                        }
                         if (isSnippetBody) {
                             super.visitLdcInsn(Type.getObjectType(className))
                             super.visitMethodInsn(

@@ -41,8 +41,11 @@ internal class SnippetRunner(
     hostClassLoader: ClassLoader,
     configuration: SessionConfiguration,
     private val symbols: SessionSymbols,
-    private val beforeEvaluation: () -> Unit,
+    /** Called before a compiled snippet is evaluated: false when it must not run (its host cancelled it meanwhile). */
+    private val beforeEvaluation: () -> Boolean,
     private val afterEvaluation: () -> Unit,
+    /** The only code a host may stop the session's thread in: the evaluations. */
+    private val stopGate: StopGate = StopGate(),
 ) : AutoCloseable {
 
     private val compilerHost = ReplCompilerHost(hostClassLoader)
@@ -62,6 +65,9 @@ internal class SnippetRunner(
 
     /** [error], thrown outside an evaluation (by a thread or a coroutine a snippet started), rendered like the errors of snippets. */
     fun render(error: Throwable): String = stackTraces.render(error)
+
+    /** The top [limit] of a running thread's [frames], a snippet's named as in its errors; called on any thread. */
+    fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> = stackTraces.topFrames(frames, limit)
 
     /** Whether [error] went through code of the snippets; called on any thread. */
     fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
@@ -94,8 +100,16 @@ internal class SnippetRunner(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, parsed, fileName)),
             )
             is Compilation.Compiled -> {
-                resolved?.commit?.invoke()
-                evaluate(fileName, parsed, compilation, resolved, versionNotes)
+                if (!beforeEvaluation()) {
+                    compilerHost.discard(compilation)
+                    return notRun()
+                }
+                try {
+                    resolved?.commit?.invoke()
+                    evaluate(fileName, parsed, compilation, resolved, versionNotes)
+                } finally {
+                    afterEvaluation()
+                }
             }
         }
     }
@@ -112,13 +126,24 @@ internal class SnippetRunner(
         val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) } ?: return first
         logger.debug { "compiling $fileName again, rewritten" }
         return when (val second = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
-            is Compilation.Compiled -> Compilation.Compiled(second.snippet, rewrite.mapBack(second.diagnostics), second.classFiles)
+            is Compilation.Compiled -> Compilation.Compiled(
+                second.snippet,
+                rewrite.mapBack(second.diagnostics),
+                second.classFiles,
+                second.classpath,
+            )
             is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
             is Compilation.Crashed -> first
         }
     }
 
     private fun compilationError(message: String) = SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, message))
+
+    /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
+    private fun notRun(): SnippetRun {
+        val interrupted = InterruptedException(NOT_RUN)
+        return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
+    }
 
     /**
      * "Resolved 'g:a' to …" at the `@file:DependsOn` naming it: a failed snippet tells the versions it chose, as the
@@ -144,12 +169,7 @@ internal class SnippetRunner(
             .filter { it.severity == Severity.WARNING }
             .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
-        beforeEvaluation()
-        val evaluation = try {
-            compilerHost.evaluate(compiled, parsed.declaresAnything)
-        } finally {
-            afterEvaluation()
-        }
+        val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)
             val snippetClass = compilerHost.lastEvaluatedClass()
@@ -214,5 +234,9 @@ internal class SnippetRunner(
         dependencies.close()
         compilerHost.close()
         classDirectories?.deleteRecursively()
+    }
+
+    private companion object {
+        const val NOT_RUN = "the snippet was cancelled while it compiled: it did not run"
     }
 }

@@ -41,6 +41,34 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
         return false
     }
 
+    /**
+     * The top [limit] of [frames] (a running thread's) down to the first of a snippet, which tells the line it runs:
+     * a snippet's frame as [render] names it (`check(snippet1.kts:2)`), any other as the JVM does, without its module.
+     */
+    fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> {
+        val top = frames.take(limit)
+        val firstOfSnippet = top.indexOfFirst(::isSnippetFrame)
+        return (if (firstOfSnippet < 0) top else top.subList(0, firstOfSnippet + 1)).map(::describe)
+    }
+
+    private fun isSnippetFrame(element: StackTraceElement): Boolean =
+        element.fileName?.let(sources::source) != null && element.lineNumber > 0
+
+    private fun describe(element: StackTraceElement): String {
+        val fileName = element.fileName
+        val method = "${element.className}.${element.methodName}"
+        return when {
+            isSnippetFrame(element) -> {
+                val function = SnippetNames.function(element.className, element.methodName)
+                "$function($fileName:${sources.snippetLine(element.className, element.lineNumber)})"
+            }
+            element.isNativeMethod -> "$method(Native Method)"
+            fileName == null -> "$method(Unknown Source)"
+            element.lineNumber > 0 -> "$method($fileName:${element.lineNumber})"
+            else -> "$method($fileName)"
+        }
+    }
+
     private fun isRecoveredCopy(cause: Throwable, seen: Set<Throwable>): Boolean =
         seen.any { it !== cause && it.javaClass == cause.javaClass && it.message == cause.message && it.cause === cause }
 

@@ -1,0 +1,106 @@
+"""Ending an interrupted snippet: the engine's cancellation first, then stopping its thread where it ignores that.
+
+The cancellation ends sleeps, waits, ``await`` and the snippets' own loops at once. A loop inside JDK or library
+code ignores it; the session's thread is then stopped (:mod:`.jvmti`) while the snippet is evaluated, a few times
+for code that catches what is thrown. What cannot be stopped at all (native code, a monitor never released) is
+reported with where it runs, so the cell can end and the next one can say the session is busy.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .engine import Execution
+from .jvm import started_jvm
+from .jvmti import StopUnavailable, ThreadStopper, stopper_for
+from .results import Error
+
+log = logging.getLogger(__name__)
+
+#: Seconds the engine's cancellation gets before the thread is stopped: it ends what listens to it within a few ms.
+STOP_AFTER = 0.5
+#: Seconds between stops, for code that catches the stop's error and goes on.
+STOP_EVERY = 0.25
+#: Seconds after the interrupt when a snippet still running is reported as unstoppable.
+GIVE_UP_AFTER = 1.5
+#: Frames named in the report of a snippet that could not be stopped.
+REPORTED_FRAMES = 8
+
+
+@dataclass(frozen=True)
+class Unstoppable:
+    """A snippet still running after its interrupt: where it runs, and whether it was still compiling."""
+
+    snippet_number: int
+    frames: tuple[str, ...]
+    compiling: bool
+
+
+def thread_stopper() -> ThreadStopper | None:
+    """The running JVM's thread stopper; None when it cannot stop threads (logged once). Call it from a thread that
+    has called Java: ``GetEnv`` of a thread the JVM does not know crashes HotSpot."""
+    jvm = started_jvm()
+    return None if jvm is None else stopper_for(jvm.java.libjvm)
+
+
+def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | None]) -> Unstoppable | None:
+    """Cancels ``execution`` and, while it keeps running, stops its thread with the stopper ``find_stopper`` gives;
+    blocks up to :data:`GIVE_UP_AFTER`.
+
+    Returns None once the snippet settled, else what keeps it running (it may still end later).
+    """
+    started = time.monotonic()
+    execution.cancel()
+    if execution.await_settled(STOP_AFTER):
+        return None
+    # only now: the JNI calls need a thread attached to the JVM, which the calls above made sure of
+    stopper = find_stopper()
+    while (remaining := started + GIVE_UP_AFTER - time.monotonic()) > 0:
+        if stopper is not None:
+            try:
+                if execution.stop(stopper):
+                    log.info("stopped the thread of snippet%s.kts", execution.snippet_number)
+            except StopUnavailable as error:
+                log.warning("the thread of snippet%s.kts could not be stopped: %s", execution.snippet_number, error)
+                stopper = None
+        if execution.await_settled(min(STOP_EVERY, remaining)):
+            return None
+    if execution.await_settled(0):
+        return None
+    frames = tuple(execution.top_frames(REPORTED_FRAMES))
+    return Unstoppable(execution.snippet_number, frames, compiling=not execution.evaluating)
+
+
+#: The engine's words for a snippet cancelled while it compiled, for a cell that ends before its compilation does.
+CANCELLED_WHILE_COMPILING = "the snippet was cancelled while it compiled: it did not run"
+NOT_STOPPED = "SnippetNotStopped"
+SESSION_BUSY = "SessionBusy"
+_WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
+
+
+def _error(ename: str, evalue: str, lines: list[str]) -> Error:
+    message = "\n".join([f"{ename}: {evalue}", *lines])
+    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue)
+
+
+def _frames(frames: tuple[str, ...]) -> list[str]:
+    return [f"  at {frame}" for frame in frames]
+
+
+def interrupted_cell_error(report: Unstoppable) -> Error:
+    """The error of a cell whose snippet goes on after its interrupt: it compiles, or it could not be stopped."""
+    if report.compiling:
+        return _error("InterruptedException", CANCELLED_WHILE_COMPILING, [])
+    evalue = f"snippet{report.snippet_number}.kts did not stop when interrupted and runs on"
+    lines = [*_frames(report.frames), f"Later cells fail until it ends: {_WAY_OUT}."]
+    return _error(NOT_STOPPED, evalue, lines)
+
+
+def busy_error(snippet_number: int, frames: tuple[str, ...]) -> Error:
+    """The error of a cell submitted while an earlier snippet that could not be stopped still runs."""
+    evalue = f"the session still runs snippet{snippet_number}.kts, which did not stop when interrupted"
+    lines = [*_frames(frames), f"This cell did not run: {_WAY_OUT}."]
+    return _error(SESSION_BUSY, evalue, lines)
