@@ -81,6 +81,7 @@ def test_a_stack_overflow_leaves_rss_where_it_was_and_deep_recursion_still_works
     deep = "fun depth(n: Int): Int = if (n == 0) 0 else depth(n - 1) + 1\ndepth(100_000)"
     assert execute(kc, deep).result == "100000", "deep recursion that ends still has the session's stack"
     assert execute(kc, "listOf(1, 2, 3).sum()").result == "6"
+    assert execute(kc, 'println("printed after")').stdout == "printed after\n", "output still reaches the cell"
     after = _wait_for_rss_at_most(km, before + 50 * MB)
     assert after <= before + 50 * MB, f"RSS {before / MB:.0f} MB before the overflow, {after / MB:.0f} MB after"
     assert _pid(kc) == pid, "the same kernel process"

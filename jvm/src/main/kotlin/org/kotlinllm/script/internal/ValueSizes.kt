@@ -6,13 +6,14 @@ import java.util.IdentityHashMap
 
 /**
  * Estimates of the heap a value holds, for the advice under an OutOfMemoryError: it runs right after the heap ran
- * out, so each walk of a value's object graph is bounded by [nodeBudget] objects (then the estimate is a lower bound).
+ * out, so each walk of a value's object graph is bounded by [nodeBudget] objects, and all the walks of one instance by
+ * [totalBudget] (then an estimate is a lower bound).
  * Arrays count their length times their element's size; objects count their fields (references as compressed
  * ones, 4 bytes); the fields of JDK classes, which their modules do not open, are replaced by the elements of
  * collections and maps plus a few bytes per element for their structure. Classes, class loaders, threads and the
  * engine's own objects are not walked into: they belong to the session, not to the value.
  */
-internal class ValueSizes(private val nodeBudget: Int = NODE_BUDGET) {
+internal class ValueSizes(private val nodeBudget: Int = NODE_BUDGET, private var totalBudget: Int = TOTAL_BUDGET) {
 
     /** [bytes] held by a value; not [complete] when the budget cut the walk short, so it holds at least that. */
     data class Estimate(val bytes: Long, val complete: Boolean)
@@ -24,6 +25,7 @@ internal class ValueSizes(private val nodeBudget: Int = NODE_BUDGET) {
 
     private inner class Walk {
         private val seen: MutableSet<Any> = java.util.Collections.newSetFromMap(IdentityHashMap())
+        private val budget = minOf(nodeBudget, totalBudget)
         private val pending = ArrayDeque<Any>()
         private var cut = false
         private var bytes = 0L
@@ -34,13 +36,14 @@ internal class ValueSizes(private val nodeBudget: Int = NODE_BUDGET) {
                 val node = pending.removeLastOrNull() ?: break
                 bytes += visit(node)
             }
+            totalBudget -= seen.size
             return Estimate(bytes, !cut)
         }
 
         /** Adds [child] to the walk; false once the budget is spent. */
         private fun offer(child: Any?): Boolean {
             if (child == null || child in seen) return true
-            if (seen.size >= nodeBudget) {
+            if (seen.size >= budget) {
                 cut = true
                 return false
             }
@@ -126,6 +129,7 @@ internal class ValueSizes(private val nodeBudget: Int = NODE_BUDGET) {
 
     private companion object {
         const val NODE_BUDGET = 200_000
+        const val TOTAL_BUDGET = 1_000_000
         const val OBJECT_HEADER = 12L
         const val ARRAY_HEADER = 16L
         const val REFERENCE_BYTES = 4L

@@ -47,6 +47,15 @@ class ValueSizesTest {
     }
 
     @Test
+    fun `all the walks of one estimator share a total budget`() {
+        val sizes = ValueSizes(nodeBudget = 100, totalBudget = 150)
+        assertEquals(24L + 100 * 8 + 99 * 24, sizes.of(ArrayList(List(1000) { LongArray(1) })).bytes)
+        // 50 objects left: the list and 49 of its arrays
+        val second = sizes.of(ArrayList(List(1000) { LongArray(1) }))
+        assertEquals(ValueSizes.Estimate(24L + 50 * 8 + 49 * 24, false), second)
+    }
+
+    @Test
     fun `sizes are written in binary units`() {
         assertEquals("16 B", OutOfMemoryHint.format(16))
         assertEquals("12 KB", OutOfMemoryHint.format(12 * 1024 + 100))
