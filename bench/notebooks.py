@@ -114,6 +114,11 @@ class NotebookKernel:
         await_iopub(client, executor, msg_id, deadline)
         self._track()
 
+    @property
+    def pid(self) -> int | None:
+        """The kernel process's id, while it runs."""
+        return self._manager.provisioner.pid if self._manager and self._manager.provisioner else None  # type: ignore[attr-defined]
+
     def _track(self) -> None:
         pid = self._manager.provisioner.pid if self._manager and self._manager.provisioner else None  # type: ignore[attr-defined]
         if pid is not None:

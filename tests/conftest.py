@@ -91,10 +91,11 @@ FAULT_JDKS = ["default", "25"]
 
 @pytest.fixture(scope="module", params=FAULT_JDKS)
 def fault_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object]]:
-    """A kernel on each JDK of :data:`FAULT_JDKS`, warmed up, with `val keep = 42`: a fault must leave it so."""
+    """A kernel on each JDK of :data:`FAULT_JDKS`, warmed up, with `val keep = 42`: a fault must leave it so. A module
+    may give the kernels more arguments in ``FAULT_KERNEL_ARGUMENTS`` (e.g. a small heap)."""
     from kernel_client import execute, jdk_home, running_kernel, warm_up
 
-    arguments: list[str] = []
+    arguments: list[str] = list(getattr(request.module, "FAULT_KERNEL_ARGUMENTS", []))
     if request.param != "default":
         home = jdk_home(int(request.param))
         if home is None:

@@ -6,6 +6,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import org.kotlinllm.script.internal.Completer
 import org.kotlinllm.script.internal.ExitWatch
+import org.kotlinllm.script.internal.MemoryReturn
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProvidedProperties
@@ -59,7 +60,19 @@ public class ScriptSession internal constructor(
     private val symbols = SessionSymbols()
     private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name })
     private val tasks = LinkedBlockingQueue<Runnable>()
-    private val thread: Thread
+
+    /**
+     * The session's thread, which runs its tasks; replaced by a fresh one after a snippet that overflowed the stack
+     * (see [serve]). Replaced under [lock].
+     */
+    @Volatile
+    private var thread: Thread
+
+    /** Set on the session's thread by a snippet that overflowed the stack: [serve] then hands over to a fresh thread. */
+    private var replaceThread = false
+
+    /** Collects the heap after snippets that took much of it; used on the session's thread. */
+    private val memory = MemoryReturn()
     private val lock = Object()
 
     /** Where a host may stop the session's thread: its evaluations only. */
@@ -99,12 +112,7 @@ public class ScriptSession internal constructor(
         ExitWatch.install()
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
-        thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
-            isDaemon = true
-            // a thread started from a JPype-attached thread inherits no context class loader
-            contextClassLoader = ScriptSession::class.java.classLoader
-            start()
-        }
+        thread = startThread()
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
             try {
@@ -176,12 +184,14 @@ public class ScriptSession internal constructor(
             synchronized(lock) { currentExecution = execution }
             host?.snippetStarts(number)
             ExitWatch.starts(id, number)
+            var thrown: Throwable? = null
             val run = try {
                 startFailure?.let { failure ->
                     SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: $failure"))
                 }
                     ?: runner.run("snippet$number.kts", code)
             } catch (e: Throwable) {
+                thrown = e
                 logger.error(e) { "snippet$number.kts failed in the engine" }
                 SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e"))
             } finally {
@@ -193,6 +203,8 @@ public class ScriptSession internal constructor(
             // a host that shows rich output gets the value's bundle, rendered here with the session's renderers
             val shown = if (host is org.kotlinllm.script.internal.DisplayTarget) display.withValueBundle(run) else run
             host?.snippetSettled(number, shown, execution.isCancelled)
+            (run.thrown ?: thrown)?.let { error -> replaceThread = overflowedTheStack(error) }
+            memory.snippetSettled(run.thrown ?: thrown)
         }
         return execution
     }
@@ -202,6 +214,18 @@ public class ScriptSession internal constructor(
         tasks.put(Runnable(task))
     }
 
+    private fun startThread(): Thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
+        isDaemon = true
+        // a thread started from a JPype-attached thread inherits no context class loader
+        contextClassLoader = ScriptSession::class.java.classLoader
+        start()
+    }
+
+    /**
+     * Runs the session's tasks on its thread. A deep recursion touches the thread's whole stack, whose pages stay
+     * resident while the thread lives (and the JVM's arenas the overflow grew are freed only when it ends): after a
+     * snippet that overflowed the stack, a fresh thread takes over the tasks and this one ends.
+     */
     private fun serve() {
         OutputRouting.current.set(host)
         display.bindToCurrentThread()
@@ -217,6 +241,13 @@ public class ScriptSession internal constructor(
                 task.run()
             } catch (e: Throwable) {
                 logger.error(e) { "a task of session $id failed" }
+            }
+            if (replaceThread) {
+                replaceThread = false
+                synchronized(lock) { thread = startThread() }
+                MemoryReturn.trimNativeHeapSoon()
+                logger.debug { "session $id continues on a fresh thread after a stack overflow" }
+                return
             }
         }
         if (::runner.isInitialized) runner.close()
@@ -308,6 +339,11 @@ public class ScriptSession internal constructor(
 
     private companion object {
         const val SESSION_THREAD_STACK_BYTES = 256L shl 20
+
+        fun overflowedTheStack(error: Throwable): Boolean {
+            val seen = HashSet<Throwable>()
+            return generateSequence(error) { it.cause }.takeWhile { seen.add(it) }.any { it is StackOverflowError }
+        }
         val STOP = Runnable {}
     }
 }

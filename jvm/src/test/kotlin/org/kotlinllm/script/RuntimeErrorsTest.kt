@@ -103,8 +103,8 @@ class RuntimeErrorsTest {
                 "  at <snippet body>(snippetN.kts:1)\n" +
                 "  | val huge = LongArray(Int.MAX_VALUE - 8)\n" +
                 "hint: the heap limit is $limit MB; raise it with the kernel setting max_heap (e.g. --KotlinKernel.max_heap=4g) " +
-                "or the JVM option -Xmx. Values of the session keep their memory until released: empty them " +
-                "(e.g. big.clear()) or declare them again (val big = 0)",
+                "or the JVM option -Xmx. No value of the session holds 1 MB or more: the memory was taken by the cell's " +
+                "own work, released now that it ended",
             message,
         )
         assertEquals(42, runBlocking { session.execute("keptThroughOom") }.assertValue().value)

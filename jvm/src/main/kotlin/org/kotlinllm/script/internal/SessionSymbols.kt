@@ -26,6 +26,11 @@ internal class SessionSymbols {
 
     fun declaration(name: String): DeclaredName? = symbols[name]?.declaration
 
+    /** The properties declared so far with their current values (those that can be read), for the advice under an OutOfMemoryError. */
+    fun values(): List<Pair<String, Any?>> = symbols.entries
+        .filter { it.value.declaration.kind == DeclaredName.Kind.PROPERTY }
+        .mapNotNull { (name, _) -> value(name)?.getOrNull()?.let { name to it } }
+
     /** The current value of the property [name] of an earlier snippet, if it has one. */
     fun value(name: String): Result<Any?>? {
         val symbol = symbols[name] ?: return null

@@ -185,7 +185,7 @@ internal class SnippetRunner(
             is Evaluation.Threw -> {
                 val report = buildString {
                     append(stackTraces.render(evaluation.error))
-                    OutOfMemoryHint.of(evaluation.error)?.let { append("\nhint: ").append(it) }
+                    OutOfMemoryHint.of(evaluation.error, symbols::values)?.let { append("\nhint: ").append(it) }
                     val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
                     if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
                 }
