@@ -92,15 +92,9 @@ FAULT_JDKS = ["default", "25"]
 @pytest.fixture(scope="module", params=FAULT_JDKS)
 def fault_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object]]:
     """A kernel on each JDK of :data:`FAULT_JDKS`, warmed up, with `val keep = 42`: a fault must leave it so."""
-    from kernel_client import execute, jdk_home, running_kernel, warm_up
+    from kernel_client import execute, jdk_arguments, running_kernel, warm_up
 
-    arguments: list[str] = []
-    if request.param != "default":
-        home = jdk_home(int(request.param))
-        if home is None:
-            pytest.skip(f"no JDK {request.param} found (set JDK{request.param}_HOME)")
-        arguments.append(f"--KotlinKernel.java_home={home}")
-    with running_kernel(extra_arguments=arguments) as (km, kc):
+    with running_kernel(extra_arguments=jdk_arguments(request.param)) as (km, kc):
         warm_up(kc)
         assert execute(kc, "val keep = 42").status == "ok"
         yield km, kc

@@ -8,6 +8,7 @@ import org.kotlinllm.script.internal.Completer
 import org.kotlinllm.script.internal.ExitWatch
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
+import org.kotlinllm.script.internal.ProcessExit
 import org.kotlinllm.script.internal.ProvidedProperties
 import org.kotlinllm.script.internal.SessionDisplay
 import org.kotlinllm.script.internal.SessionHost
@@ -93,6 +94,7 @@ public class ScriptSession internal constructor(
         host?.let(OutputRouting::register)
         UncaughtErrors.register(threadErrors)
         ExitWatch.install()
+        ExitWatch.listen(id) { exit, number -> host?.let { tellExit(it, exit, number) } == true }
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
         thread = Thread(null, ::serve, "kotlin-script-session-$id", SESSION_THREAD_STACK_BYTES).apply {
@@ -240,6 +242,11 @@ public class ScriptSession internal constructor(
         }
     }
 
+    private fun tellExit(host: SessionHost, exit: ProcessExit, number: Int?): Boolean {
+        if (!::runner.isInitialized) return host.processExits(exit, number, exit.caller, "")
+        return host.processExits(exit, number, exit.caller.takeWhile { !runner.isSnippetFrame(it) }, runner.renderFrames(exit.caller))
+    }
+
     /** An uncaught exception of a coroutine the snippets launched, rendered like their own errors. */
     private fun reportUncaught(error: Throwable) {
         printError("Exception in a launched coroutine: ${render(error)}")
@@ -270,6 +277,7 @@ public class ScriptSession internal constructor(
         tasks.put(STOP)
         host?.let(OutputRouting::unregister)
         UncaughtErrors.unregister(threadErrors)
+        ExitWatch.stopListening(id)
         display.closed()
         ProvidedProperties.unregister(id)
     }

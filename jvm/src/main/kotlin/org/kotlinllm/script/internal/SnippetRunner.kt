@@ -63,6 +63,12 @@ internal class SnippetRunner(
     /** [error], thrown outside an evaluation (by a thread or a coroutine a snippet started), rendered like the errors of snippets. */
     fun render(error: Throwable): String = stackTraces.render(error)
 
+    /** The snippet frames of [stack] rendered as [render] shows them, without a header; called on any thread. */
+    fun renderFrames(stack: List<StackTraceElement>): String = stackTraces.renderFrames(stack)
+
+    /** Whether [element] is a frame of the snippets' code; called on any thread. */
+    fun isSnippetFrame(element: StackTraceElement): Boolean = stackTraces.isSnippetFrame(element)
+
     /** Whether [error] went through code of the snippets; called on any thread. */
     fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
 
