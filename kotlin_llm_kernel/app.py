@@ -7,11 +7,12 @@ from typing import Any
 
 from ipykernel.kernelapp import IPKernelApp
 from jupyter_client.session import Session
-from traitlets import DottedObjectName
+from traitlets import DottedObjectName, default
 
 from .kernel import KotlinKernel
 from .kernel_config import KernelConfig
 from .request import EngineRequest
+from .surrogates import packing_lone_surrogates
 
 
 class KotlinKernelApp(IPKernelApp):
@@ -37,6 +38,14 @@ class KotlinKernelApp(IPKernelApp):
         object of ipykernel, IPython and the rest; frozen, they are no longer traversed."""
         gc.freeze()
         super().start()
+
+    @default("session")
+    def _session_default(self) -> Session:
+        """ipykernel's session, whose packer also packs a lone surrogate a client sent in a header, so that the
+        request still gets its reply (without it, no message under that request can be sent)."""
+        session = Session(parent=self)
+        session.pack = packing_lone_surrogates(session.pack)
+        return session
 
     def load_config_file(self, *args: Any, **kwargs: Any) -> None:
         """ipykernel's config files, then the KotlinKernel settings loaded before (they win, as before)."""

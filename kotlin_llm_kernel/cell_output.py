@@ -13,8 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
+from .events import (
+    ClearOutputEvent,
+    DisplayEvent,
+    Event,
+    InputRequestEvent,
+    OutputEvent,
+    ProcessExitEvent,
+    SettledEvent,
+)
 from .output import OutputBudget, coalesce
+from .process_exit import exit_error, exit_notice
 
 #: Sends one stream message (stream name, text) under a parent header (None: the current one).
 StreamSender = Callable[[str, str, "dict[str, Any] | None"], None]
@@ -22,6 +31,8 @@ StreamSender = Callable[[str, str, "dict[str, Any] | None"], None]
 MessageSender = Callable[[str, "dict[str, Any]", "dict[str, Any] | None"], None]
 #: Asks the frontend for the line an input request waits for.
 InputAsker = Callable[[InputRequestEvent], None]
+#: Told that the process ends, and whether a cell was settled with the error saying so (its reply is on its way).
+ExitListener = Callable[[ProcessExitEvent, bool], None]
 
 
 @dataclass
@@ -41,11 +52,16 @@ class CellOutput:
     """The cells that wait for their snippets, and where output goes; used on the event loop's thread only."""
 
     def __init__(
-        self, send: StreamSender, send_message: MessageSender | None = None, ask_input: InputAsker | None = None
+        self,
+        send: StreamSender,
+        send_message: MessageSender | None = None,
+        ask_input: InputAsker | None = None,
+        on_exit: ExitListener | None = None,
     ) -> None:
         self._send = send
         self._send_message = send_message
         self._ask_input = ask_input
+        self._on_exit = on_exit
         self._running: dict[int, Cell] = {}
         self._last: Cell | None = None
         self._last_settled: Cell | None = None
@@ -83,12 +99,27 @@ class CellOutput:
             if isinstance(event, DisplayEvent | ClearOutputEvent):
                 self._send_display(event)
                 continue
+            if isinstance(event, ProcessExitEvent):
+                self._process_exits(event)
+                continue
             cell = self._running.pop(event.snippet_number, None)
             if cell is not None:
                 self._last_settled = cell
                 if not cell.settled.done():
                     cell.settled.set_result(event)
         self._send_output(pending)
+
+    def _process_exits(self, event: ProcessExitEvent) -> None:
+        """The running cell settles with the error saying that the process ends; with none running, the last cell
+        gets it as a notice on stderr."""
+        cell = self._running.pop(event.snippet_number, None) if event.running else None
+        replying = cell is not None and not cell.settled.done()
+        if cell is not None and replying:
+            cell.settled.set_result(SettledEvent(event.snippet_number, exit_error(event), cancelled=False))
+        elif self._last is not None:
+            self._send("stderr", exit_notice(event), self._last.parent)
+        if self._on_exit is not None:
+            self._on_exit(event, replying)
 
     def _send_output(self, events: list[OutputEvent]) -> None:
         for number, of_one_snippet in itertools.groupby(events, key=lambda event: event.snippet_number):

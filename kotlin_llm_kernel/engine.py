@@ -19,7 +19,15 @@ from typing import Any
 
 import jpype
 
-from .events import ClearOutputEvent, DisplayEvent, Event, InputRequestEvent, OutputEvent, SettledEvent
+from .events import (
+    ClearOutputEvent,
+    DisplayEvent,
+    Event,
+    InputRequestEvent,
+    OutputEvent,
+    ProcessExitEvent,
+    SettledEvent,
+)
 from .jvmti import ThreadStopper
 from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
@@ -191,6 +199,16 @@ def to_event(event: Any) -> Event:
         return InputRequestEvent(
             number, int(event.getRequestId()), python_text(event.getPrompt()), bool(event.getPassword())
         )
+    if isinstance(event, jpype.JClass(f"{HOST}.ProcessExitEvent")):
+        status = event.getStatus()
+        return ProcessExitEvent(
+            number,
+            bool(event.getRunning()),
+            python_text(event.getCall()),
+            None if status is None else int(status),
+            tuple(python_text(frame) for frame in event.getLibraryFrames()),
+            python_text(event.getSnippetFrames()),
+        )
     outcome = event.getOutcome()
     return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
 
@@ -282,6 +300,15 @@ class EngineSession:
         """Answers an input request with a line (its line end is added) or None (end of input); a withdrawn or
         unknown request is ignored."""
         self._session.answerInput(jpype.JLong(request_id), None if value is None else java_string(value))
+
+    def report_exits(self, timeout_millis: int) -> None:
+        """From now on, an exit of the process by code the engine does not rewrite comes as a
+        :class:`.events.ProcessExitEvent` and waits up to ``timeout_millis`` for :meth:`exit_reported`."""
+        self._session.reportExits(jpype.JLong(timeout_millis))
+
+    def exit_reported(self) -> None:
+        """The client was told of the :class:`.events.ProcessExitEvent`: the exit goes on."""
+        self._session.exitReported()
 
     def next_events(self, timeout_millis: int) -> list[Event]:
         """Waits up to ``timeout_millis`` for events and returns all there are, in order (none once closed)."""

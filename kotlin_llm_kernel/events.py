@@ -78,7 +78,25 @@ class InputRequestEvent:
     password: bool
 
 
-Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent | InputRequestEvent
+@dataclass(frozen=True)
+class ProcessExitEvent:
+    """Code the engine does not rewrite (a library, the JDK) called ``System.exit`` or ``Runtime.exit``: the process
+    is ending, and waits for ``EngineSession.exit_reported()`` (a time at most) so that the client can be told.
+
+    ``snippet_number`` is the snippet running (``running``; else 0); ``status`` is None when the JDK does not tell it
+    (before JDK 21); ``library_frames`` are the caller's frames up to the first of a snippet, innermost first;
+    ``snippet_frames`` the snippets' frames below, as an error's report shows them ('' when none).
+    """
+
+    snippet_number: int
+    running: bool
+    call: str  # "System.exit" | "Runtime.exit"
+    status: int | None
+    library_frames: tuple[str, ...]
+    snippet_frames: str
+
+
+Event = OutputEvent | SettledEvent | DisplayEvent | ClearOutputEvent | InputRequestEvent | ProcessExitEvent
 
 
 class EventSource(Protocol):
@@ -166,6 +184,8 @@ class SnippetWaiter:
             elif isinstance(event, InputRequestEvent):
                 if on_input is not None:
                     on_input(event)
+            elif isinstance(event, ProcessExitEvent):
+                pass  # never queued: only a host that asks (the kernel) is told
             elif event.snippet_number == snippet_number:
                 with self._changed:
                     self._settled.pop(snippet_number, None)

@@ -25,11 +25,12 @@ from . import __version__, early
 from .cell_output import Cell, CellOutput
 from .completeness import check
 from .engine import EngineSession, Execution, kotlin_version
-from .events import Event, EventReader, InputRequestEvent, SettledEvent
+from .events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
 from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
 from .jvm_options import redacted
 from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
+from .process_exit import exit_error, wait_until_shell_sent
 from .request import EngineRequest
 from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, INVALID_REQUEST, cursor_in, request_problem
 from .results import Error
@@ -37,6 +38,8 @@ from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .surrogates import replace_lone_surrogates, surrogate_notice
 from .worker import DaemonWorker
 
+#: How long an exit of the process by library code waits for the client to be told (see _process_exits).
+EXIT_REPORT_MILLIS = 10_000
 STARTUP_ERROR = "KernelStartupError"
 #: The kernel itself failed to run a cell of a started session (a fault of the kernel, not of the cell's code).
 RUN_ERROR = "KernelError"
@@ -94,7 +97,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._interrupting: set[int] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reply_metadata: dict[str, Any] = {}
-        self._cells = CellOutput(self._send_stream, self._send_message, self._ask_input)
+        self._cells = CellOutput(self._send_stream, self._send_message, self._ask_input, self._process_exits)
+        #: A cell got the error saying that the process ends: once its reply is sent, the exit goes on.
+        self._exit_replying = False
         self._reader: EventReader | None = None
         self._stdin: StdinChannel | None = None
         self._input_cell: InputCell | None = None
@@ -140,6 +145,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             except RuntimeError:  # the loop is closed: the kernel is shutting down
                 pass
 
+        session.report_exits(EXIT_REPORT_MILLIS)
         self._reader = EventReader(session, deliver, "kotlin-llm-events")
 
     @property
@@ -185,6 +191,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
     async def execute_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         if self._checked(stream, ident, parent):
             await super().execute_request(stream, ident, parent)
+        if self._exit_replying:
+            # after ipykernel's dispatch_shell, which publishes the idle status once this handler returns
+            asyncio.get_running_loop().call_soon(self._let_exit_go_on)
 
     async def complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         if self._checked(stream, ident, parent):
@@ -362,6 +371,23 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._reply_metadata["interrupted"] = settled.cancelled
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled, cell.budget
+
+    # --- library code ending the process ---
+
+    def _process_exits(self, event: ProcessExitEvent, replying: bool) -> None:
+        """Library code called ``System.exit``: the JVM's shutdown hook waits (see ``EngineSession.report_exits``)
+        while the cell that was running gets its error, reply and idle status; else the exit goes on at once."""
+        self.log.error("%s", exit_error(event).message)  # the kernel's log: the engine leaves it to the host told
+        if replying:
+            self._exit_replying = True
+        else:
+            self._let_exit_go_on()
+
+    def _let_exit_go_on(self) -> None:
+        """Once the threads sending on iopub and shell sent what was queued, the JVM may end the process."""
+        iopub_flusher(self.iopub_thread)()
+        wait_until_shell_sent(self.shell_stream, getattr(self, "shell_channel_thread", None))
+        self._session.result().exit_reported()
 
     def _ask_input(self, event: InputRequestEvent) -> None:
         """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""

@@ -93,14 +93,9 @@ FAULT_JDKS = ["default", "25"]
 def fault_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object]]:
     """A kernel on each JDK of :data:`FAULT_JDKS`, warmed up, with `val keep = 42`: a fault must leave it so. A module
     may give the kernels more arguments in ``FAULT_KERNEL_ARGUMENTS`` (e.g. a small heap)."""
-    from kernel_client import execute, jdk_home, running_kernel, warm_up
+    from kernel_client import execute, jdk_arguments, running_kernel, warm_up
 
-    arguments: list[str] = list(getattr(request.module, "FAULT_KERNEL_ARGUMENTS", []))
-    if request.param != "default":
-        home = jdk_home(int(request.param))
-        if home is None:
-            pytest.skip(f"no JDK {request.param} found (set JDK{request.param}_HOME)")
-        arguments.append(f"--KotlinKernel.java_home={home}")
+    arguments = [*getattr(request.module, "FAULT_KERNEL_ARGUMENTS", []), *jdk_arguments(request.param)]
     with running_kernel(extra_arguments=arguments) as (km, kc):
         warm_up(kc)
         assert execute(kc, "val keep = 42").status == "ok"

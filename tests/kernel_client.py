@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager, start_new_kernel
 
@@ -145,3 +146,14 @@ def jdk_home(version: int) -> str | None:
     script = ROOT / "scripts" / "find-jdk.sh"
     found = subprocess.run(["bash", str(script), str(version)], capture_output=True, text=True, check=False)
     return found.stdout.strip() or None
+
+
+def jdk_arguments(jdk: str) -> list[str]:
+    """The kernel's arguments that run it on ``jdk`` ("default", or a version such as "25"); skips the test when
+    that JDK is not installed."""
+    if jdk == "default":
+        return []
+    home = jdk_home(int(jdk))
+    if home is None:
+        pytest.skip(f"no JDK {jdk} found (set JDK{jdk}_HOME)")
+    return [f"--KotlinKernel.java_home={home}"]

@@ -151,19 +151,6 @@ def test_output_of_await_and_launch(kc: Any) -> None:
     assert cell.result == "done"
 
 
-def test_uncaught_exception_of_a_thread_is_a_rendered_stream_of_its_cell(kc: Any) -> None:
-    execute(kc, "val keptByThreads = 42")
-    cell = execute(kc, 'kotlin.concurrent.thread(name = "worker") {\n    error("boom")\n}.join()')
-    assert cell.status == "ok"
-    assert cell.stderr == (
-        'Exception in thread "worker": java.lang.IllegalStateException: boom\n'
-        f"  at <snippet body>({snippet(cell)}:2)\n"
-        '  |     error("boom")\n'
-    )
-    assert "__eval" not in cell.stderr and "$$eval" not in cell.stderr
-    assert execute(kc, "keptByThreads").result == "42"
-
-
 def test_output_printed_between_cells_goes_under_the_cell_that_launched_it(kc: Any, tmp_path: Path) -> None:
     gate = tmp_path / "print-now"
     code = (

@@ -6,9 +6,16 @@ import asyncio
 from typing import Any
 
 from kotlin_llm_kernel.cell_output import Cell, CellOutput
-from kotlin_llm_kernel.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent
+from kotlin_llm_kernel.events import (
+    ClearOutputEvent,
+    DisplayEvent,
+    InputRequestEvent,
+    OutputEvent,
+    ProcessExitEvent,
+    SettledEvent,
+)
 from kotlin_llm_kernel.output import OutputBudget
-from kotlin_llm_kernel.results import Value
+from kotlin_llm_kernel.results import Error, Value
 
 Sent = list[tuple[str, str, Any]]
 
@@ -156,3 +163,55 @@ def test_an_input_request_is_asked_after_the_output_printed_before_it() -> None:
 
     asyncio.run(scenario(CellOutput(lambda stream, text, under: sent.append((stream, text, under)), None, ask)))
     assert sent == [("stdout", "Name: ", parent("cell9")), ("input", "", 1), ("stdout", "after", parent("cell9"))]
+
+
+EVALUE = (
+    "System.exit(3) was called by library code at lib.Tool.quit(Tool.java:7), which the kernel cannot refuse: the "
+    "kernel process ends now and the client restarts it; the session's state is lost"
+)
+
+
+def process_exit(number: int, running: bool) -> ProcessExitEvent:
+    frames = "  at <snippet body>(snippet4.kts:1)\n  | Tool.quit(3)"
+    return ProcessExitEvent(number, running, "System.exit", 3, ("lib.Tool.quit(Tool.java:7)",), frames)
+
+
+def test_an_exit_by_library_code_settles_the_running_cell_with_the_error_saying_so() -> None:
+    told: list[tuple[ProcessExitEvent, bool]] = []
+
+    async def scenario(output: CellOutput) -> None:
+        cell = await open_cell(output, 4)
+        output.deliver([OutputEvent(4, "stdout", "before\n"), process_exit(4, running=True)])
+        error = cell.settled.result().outcome
+        assert isinstance(error, Error)
+        assert (error.ename, error.evalue) == ("KernelExit", EVALUE)
+        assert error.traceback == [
+            f"KernelExit: {EVALUE}",
+            "  at lib.Tool.quit(Tool.java:7)",
+            "  at <snippet body>(snippet4.kts:1)",
+            "  | Tool.quit(3)",
+        ]
+
+    sent: Sent = []
+    output = CellOutput(
+        lambda stream, text, under: sent.append((stream, text, under)), None, None, lambda *a: told.append(a)
+    )
+    asyncio.run(scenario(output))
+    assert sent == [("stdout", "before\n", parent("cell4"))]
+    assert told == [(process_exit(4, running=True), True)]
+
+
+def test_an_exit_by_library_code_between_cells_is_a_notice_under_the_last_cell() -> None:
+    told: list[tuple[ProcessExitEvent, bool]] = []
+
+    async def scenario(output: CellOutput) -> None:
+        await open_cell(output, 5)
+        output.deliver([settled(5), process_exit(5, running=False)])
+
+    sent: Sent = []
+    output = CellOutput(
+        lambda stream, text, under: sent.append((stream, text, under)), None, None, lambda *a: told.append(a)
+    )
+    asyncio.run(scenario(output))
+    assert sent == [("stderr", f"[kotlin-llm] {EVALUE}\n", parent("cell5"))]
+    assert told == [(process_exit(5, running=False), False)]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from kotlin_llm_kernel.surrogates import lone_surrogates, replace_lone_surrogates, surrogate_notice
+import json
+
+from jupyter_client.session import json_packer
+from kotlin_llm_kernel.surrogates import (
+    lone_surrogates,
+    packing_lone_surrogates,
+    replace_lone_surrogates,
+    surrogate_notice,
+)
 
 
 def test_lone_surrogates_are_replaced_and_the_length_kept() -> None:
@@ -26,3 +34,10 @@ def test_the_notice_names_each_place_up_to_five() -> None:
     assert notice is not None
     assert "7 lone surrogates" in notice
     assert "line 1, column 5 (U+D800) and 2 more." in notice
+
+
+def test_a_message_with_a_lone_surrogate_is_packed_as_escaped_json_and_others_as_before() -> None:
+    pack = packing_lone_surrogates(json_packer)
+    assert pack({"msg_id": "a\ud800b", "text": "é"}) == b'{"msg_id": "a\\ud800b", "text": "\\u00e9"}'
+    assert json.loads(pack({"msg_id": "a\ud800b"})) == {"msg_id": "a\ud800b"}
+    assert pack({"text": "é"}) == json_packer({"text": "é"})

@@ -9,6 +9,7 @@ import org.kotlinllm.script.internal.ExitWatch
 import org.kotlinllm.script.internal.MemoryReturn
 import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
+import org.kotlinllm.script.internal.ProcessExit
 import org.kotlinllm.script.internal.ProvidedProperties
 import org.kotlinllm.script.internal.SessionDisplay
 import org.kotlinllm.script.internal.SessionHost
@@ -110,6 +111,7 @@ public class ScriptSession internal constructor(
         host?.let(OutputRouting::register)
         UncaughtErrors.register(threadErrors)
         ExitWatch.install()
+        ExitWatch.listen(id) { exit, number -> host?.let { tellExit(it, exit, number) } == true }
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
         thread = startThread()
@@ -303,6 +305,11 @@ public class ScriptSession internal constructor(
     internal fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> =
         if (::runner.isInitialized) runner.topFrames(frames, limit) else frames.take(limit).map { it.toString() }
 
+    private fun tellExit(host: SessionHost, exit: ProcessExit, number: Int?): Boolean {
+        if (!::runner.isInitialized) return host.processExits(exit, number, exit.caller, "")
+        return host.processExits(exit, number, exit.caller.takeWhile { !runner.isSnippetFrame(it) }, runner.renderFrames(exit.caller))
+    }
+
     /** An uncaught exception of a coroutine the snippets launched, rendered like their own errors. */
     private fun reportUncaught(error: Throwable) {
         printError("Exception in a launched coroutine: ${render(error)}")
@@ -333,6 +340,7 @@ public class ScriptSession internal constructor(
         tasks.put(STOP)
         host?.let(OutputRouting::unregister)
         UncaughtErrors.unregister(threadErrors)
+        ExitWatch.stopListening(id)
         display.closed()
         ProvidedProperties.unregister(id)
     }

@@ -92,6 +92,43 @@ class ExitRefusalTest {
     }
 
     @Test
+    fun `a reflective call is refused`() {
+        val int = "Int::class.javaPrimitiveType"
+        val type = "java.lang.invoke.MethodType.methodType(Void.TYPE, $int)"
+        val lookup = "java.lang.invoke.MethodHandles.lookup()"
+        for ((code, call) in listOf(
+            "System::class.java.getMethod(\"exit\", $int).invoke(null, 0)" to "System.exit(0)",
+            "Runtime::class.java.getMethod(\"halt\", $int).invoke(Runtime.getRuntime(), 1)" to "Runtime.halt(1)",
+            "Runtime::class.java.getDeclaredMethod(\"exit\", $int).invoke(Runtime.getRuntime(), 2)" to "Runtime.exit(2)",
+            "$lookup.findStatic(System::class.java, \"exit\", $type).invoke(3)" to "a method handle of System.exit(int)",
+            "$lookup.findVirtual(Runtime::class.java, \"exit\", $type)" to "a method handle of Runtime.exit(int)",
+            "java.lang.invoke.MethodHandles.publicLookup().findVirtual(Runtime::class.java, \"halt\", $type)" to
+                "a method handle of Runtime.halt(int)",
+            "$lookup.unreflect(System::class.java.getMethod(\"exit\", $int))" to "a method handle of System.exit(int)",
+        )) {
+            assertEquals("${refused(call)}\n  at <snippet body>(snippetN.kts:1)\n  | $code", error(code))
+            assertKept()
+        }
+    }
+
+    @Test
+    fun `other reflective calls work as before`() {
+        val code = """
+            val length = String::class.java.getMethod("length").invoke("abc")
+            val max = java.lang.invoke.MethodHandles.lookup().findStatic(Math::class.java, "max",
+                java.lang.invoke.MethodType.methodType(Int::class.javaPrimitiveType, Int::class.javaPrimitiveType, Int::class.javaPrimitiveType))
+            val size = java.lang.invoke.MethodHandles.lookup().findVirtual(List::class.java, "size",
+                java.lang.invoke.MethodType.methodType(Int::class.javaPrimitiveType))
+            val abs = java.lang.invoke.MethodHandles.lookup().unreflect(Math::class.java.getMethod("abs", Long::class.javaPrimitiveType))
+            listOf(length, max.invoke(2, 5), size.invoke(listOf(1, 2)), abs.invoke(-4L)).toString()
+        """.trimIndent()
+        assertEquals("[3, 5, 2, 4]", runBlocking { session.execute(code) }.assertValue().value)
+        val missing = runBlocking { session.execute("System::class.java.getMethod(\"exit\", Int::class.javaPrimitiveType).invoke(null)") }
+            .assertError(ExecutionPhase.EVALUATION).message
+        assertEquals("org.kotlinllm.script.runtime.ExitRefusedException: System.exit() was refused: $WHY", missing.lines().first())
+    }
+
+    @Test
     fun `a call in a function of an earlier snippet is refused`() {
         runBlocking { session.execute("fun shutDown(code: Int) {\n    println(\"bye\")\n    System.exit(code)\n}") }.assertValue()
         val declaring = session.lastSnippetNumber

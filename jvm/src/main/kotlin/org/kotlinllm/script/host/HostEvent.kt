@@ -68,3 +68,28 @@ public class ClearOutputEvent(
 ) : HostEvent() {
     override fun toString(): String = "ClearOutputEvent($snippetNumber, wait=$wait)"
 }
+
+/**
+ * Code that the engine does not rewrite (a library, the JDK) called `System.exit` or `Runtime.exit`: the process is
+ * ending. Queued, from the JVM's shutdown hook, only for a host that asked with [HostSession.reportExits]; the exit
+ * waits for [HostSession.exitReported] (or that call's time limit), so that the host can tell its client first.
+ * `Runtime.halt` by such code runs no hook and cannot be reported.
+ *
+ * @property snippetNumber the snippet running; 0 when none ran ([running] false).
+ * @property call `System.exit` or `Runtime.exit`.
+ * @property status the exit status; null when the JDK does not tell it (before JDK 21).
+ * @property libraryFrames the caller's frames, innermost first, up to the first frame of a snippet, as
+ *   `com.example.Tool.quit(Tool.java:12)`.
+ * @property snippetFrames the snippets' frames below them, as an error's report shows them (`  at <snippet
+ *   body>(snippet3.kts:1)`, then `  | ` and the source line); empty when there are none.
+ */
+public class ProcessExitEvent(
+    override val snippetNumber: Int,
+    public val running: Boolean,
+    public val call: String,
+    public val status: Int?,
+    public val libraryFrames: List<String>,
+    public val snippetFrames: String,
+) : HostEvent() {
+    override fun toString(): String = "ProcessExitEvent($snippetNumber, $call, status=$status)"
+}

@@ -2,11 +2,13 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.internal.DisplayTarget
 import org.kotlinllm.script.internal.InputHost
+import org.kotlinllm.script.internal.ProcessExit
 import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SessionInput
 import org.kotlinllm.script.internal.SnippetRun
 import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
 
@@ -47,6 +49,41 @@ internal class HostEvents(
     override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
         input.snippetSettled(number)
         add(SettledEvent(number, HostOutcome.of(run, cancelled, maxDisplayBytes)))
+    }
+
+    // --- the process ending: see ProcessExitEvent ---
+
+    /** How long an exit waits for [exitReported]; 0: it is not reported. */
+    @Volatile
+    var exitTimeoutMillis = 0L
+
+    private val exitReport = CountDownLatch(1)
+
+    fun exitReported() = exitReport.countDown()
+
+    override fun processExits(
+        exit: ProcessExit,
+        snippetNumber: Int?,
+        libraryFrames: List<StackTraceElement>,
+        snippetFrames: String,
+    ): Boolean {
+        val timeout = exitTimeoutMillis
+        if (timeout <= 0 || closed) return false
+        val frames = libraryFrames.take(MAX_LIBRARY_FRAMES).map(::frameText)
+        add(ProcessExitEvent(snippetNumber ?: 0, snippetNumber != null, exit.call, exit.status, frames, snippetFrames))
+        exitReport.await(timeout, TimeUnit.MILLISECONDS)
+        return true
+    }
+
+    /** `com.example.Tool.quit(Tool.java:12)`: without the module and class loader names the JDK adds. */
+    private fun frameText(frame: StackTraceElement): String {
+        val place = when {
+            frame.isNativeMethod -> "Native Method"
+            frame.fileName == null -> "Unknown Source"
+            frame.lineNumber >= 0 -> "${frame.fileName}:${frame.lineNumber}"
+            else -> frame.fileName
+        }
+        return "${frame.className}.${frame.methodName}($place)"
     }
 
     // --- rich output ---
@@ -109,5 +146,6 @@ internal class HostEvents(
 
     private companion object {
         val CLOSED = Any()
+        const val MAX_LIBRARY_FRAMES = 8
     }
 }

@@ -71,6 +71,20 @@ public class HostSession private constructor(
     }
 
     /**
+     * From now on, when code the engine does not rewrite (a library, the JDK) calls `System.exit` or `Runtime.exit`,
+     * a [ProcessExitEvent] is queued and the exit waits up to [timeoutMillis] for [exitReported], so that the host
+     * can tell its client first. Without this call such an exit does not wait.
+     */
+    public fun reportExits(timeoutMillis: Long) {
+        events.exitTimeoutMillis = timeoutMillis
+    }
+
+    /** The host has told its client of the [ProcessExitEvent]: the exit goes on. */
+    public fun exitReported() {
+        events.exitReported()
+    }
+
+    /**
      * Waits up to [timeoutMillis] for at least one event, then returns every event there is, in order (adjacent
      * [OutputEvent]s of the same snippet and stream merged); empty on timeout, and once the session is closed.
      */

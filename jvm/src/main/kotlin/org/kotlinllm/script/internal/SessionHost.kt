@@ -14,4 +14,13 @@ internal interface SessionHost : OutputTarget {
      * its cancellation came before it settled.
      */
     fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean)
+
+    /**
+     * Code that is not the snippets' ended the process ([exit]) while snippet [snippetNumber] ran (null: none ran):
+     * [libraryFrames] are the caller's frames above the first of a snippet, [snippetFrames] the snippets' frames
+     * rendered as in an error's report. Called on the shutdown hook's thread; the host may hold the exit back a while.
+     * Returns whether the host was told (it then logs the exit itself).
+     */
+    fun processExits(exit: ProcessExit, snippetNumber: Int?, libraryFrames: List<StackTraceElement>, snippetFrames: String): Boolean =
+        false
 }

@@ -19,7 +19,8 @@ import org.kotlinllm.script.runtime.Interruption
  * starts with [ContextClassLoader.setToLoaderOf], so libraries find the services and resources of its
  * `@file:DependsOn` jars. Calls of `System.exit`, `Runtime.exit` and `Runtime.halt` (`exitProcess` is inline and calls
  * `System.exit`), also as method references, call [ExitRefusal] instead, which throws: the process is the whole
- * session's. The calls between snippets of declarations with value classes in their signature are
+ * session's; so do the reflective ways to them: `Method.invoke` is checked first, and `MethodHandles.Lookup`'s
+ * `findStatic`, `findVirtual` and `unreflect` go through checks. The calls between snippets of declarations with value classes in their signature are
  * repaired by [ValueClassCalls].
  */
 internal object SnippetBytecode {
@@ -36,6 +37,18 @@ internal object SnippetBytecode {
     )
 
     private fun exitReplacing(owner: String, name: String, descriptor: String): Handle? = exits["$owner.$name$descriptor"]
+
+    private const val LOOKUP = "java/lang/invoke/MethodHandles\$Lookup"
+    private const val HANDLE = "Ljava/lang/invoke/MethodHandle;"
+    private const val FIND = "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/invoke/MethodType;)$HANDLE"
+    private const val INVOKE = "java/lang/reflect/Method.invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;"
+
+    /** The instance methods of `MethodHandles.Lookup` finding a method handle, to their checking replacements. */
+    private val lookups = mapOf(
+        "$LOOKUP.findStatic$FIND" to "(L$LOOKUP;${FIND.drop(1)}",
+        "$LOOKUP.findVirtual$FIND" to "(L$LOOKUP;${FIND.drop(1)}",
+        "$LOOKUP.unreflect(Ljava/lang/reflect/Method;)$HANDLE" to "(L$LOOKUP;Ljava/lang/reflect/Method;)$HANDLE",
+    )
 
     /** A method handle (of a method reference or lambda) to a method ending the process, to its replacement. */
     private fun refusingExit(value: Any?): Any? {
@@ -105,7 +118,23 @@ internal object SnippetBytecode {
                         super.visitJumpInsn(opcode, label)
                     }
 
+                    /** Whether a `Method.invoke` check was inserted, which needs 2 more stack slots. */
+                    private var checksInvoke = false
+
                     override fun visitMethodInsn(opcode: Int, owner: String, name: String, descriptor: String, isInterface: Boolean) {
+                        if (opcode == Opcodes.INVOKEVIRTUAL && !isInterface) {
+                            val call = "$owner.$name$descriptor"
+                            lookups[call]?.let { checking ->
+                                super.visitMethodInsn(Opcodes.INVOKESTATIC, exitRefusal, name, checking, false)
+                                changed = true
+                                return
+                            }
+                            if (call == INVOKE) {
+                                checkInvoke()
+                                super.visitMethodInsn(opcode, owner, name, descriptor, false)
+                                return
+                            }
+                        }
                         val replacement = if (opcode == Opcodes.INVOKESTATIC || opcode == Opcodes.INVOKEVIRTUAL) {
                             exitReplacing(owner, name, descriptor)
                         } else {
@@ -113,6 +142,26 @@ internal object SnippetBytecode {
                         }
                         if (replacement == null) return super.visitMethodInsn(opcode, owner, name, descriptor, isInterface)
                         super.visitMethodInsn(Opcodes.INVOKESTATIC, replacement.owner, replacement.name, replacement.desc, false)
+                        changed = true
+                    }
+
+                    /**
+                     * Method, target, arguments on the stack: [ExitRefusal.checkInvoke] gets the method and the
+                     * arguments, and they are left as they were for the call.
+                     */
+                    private fun checkInvoke() {
+                        super.visitInsn(Opcodes.DUP2_X1) // target, arguments, method, target, arguments
+                        super.visitInsn(Opcodes.POP2) // target, arguments, method
+                        super.visitInsn(Opcodes.DUP_X2) // method, target, arguments, method
+                        super.visitInsn(Opcodes.SWAP) // method, target, method, arguments
+                        super.visitMethodInsn(
+                            Opcodes.INVOKESTATIC,
+                            exitRefusal,
+                            "checkInvoke",
+                            "(Ljava/lang/reflect/Method;[Ljava/lang/Object;)[Ljava/lang/Object;",
+                            false,
+                        ) // method, target, arguments
+                        checksInvoke = true
                         changed = true
                     }
 
@@ -129,7 +178,7 @@ internal object SnippetBytecode {
                     }
 
                     override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                        super.visitMaxs(maxOf(maxStack, 1), maxLocals)
+                        super.visitMaxs(if (checksInvoke) maxStack + 2 else maxOf(maxStack, 1), maxLocals)
                     }
                 }
             }

@@ -69,6 +69,12 @@ internal class SnippetRunner(
     /** The top [limit] of a running thread's [frames], a snippet's named as in its errors; called on any thread. */
     fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> = stackTraces.topFrames(frames, limit)
 
+    /** The snippet frames of [stack] rendered as [render] shows them, without a header; called on any thread. */
+    fun renderFrames(stack: List<StackTraceElement>): String = stackTraces.renderFrames(stack)
+
+    /** Whether [element] is a frame of the snippets' code; called on any thread. */
+    fun isSnippetFrame(element: StackTraceElement): Boolean = stackTraces.isSnippetFrame(element)
+
     /** Whether [error] went through code of the snippets; called on any thread. */
     fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
 

@@ -51,9 +51,6 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
         return (if (firstOfSnippet < 0) top else top.subList(0, firstOfSnippet + 1)).map(::describe)
     }
 
-    private fun isSnippetFrame(element: StackTraceElement): Boolean =
-        element.fileName?.let(sources::source) != null && element.lineNumber > 0
-
     private fun describe(element: StackTraceElement): String {
         val fileName = element.fileName
         val method = "${element.className}.${element.methodName}"
@@ -69,12 +66,22 @@ internal class StackTraceRenderer(private val sources: SnippetSources) {
         }
     }
 
+    /** The snippet frames of [stack] (a thread's, innermost first) rendered as [render] shows them, without a header. */
+    fun renderFrames(stack: List<StackTraceElement>): String =
+        buildString { appendFrames(this, snippetFrames(stack)) }.removePrefix("\n")
+
+    /** Whether [element] is a frame of a snippet's code. */
+    fun isSnippetFrame(element: StackTraceElement): Boolean =
+        element.fileName?.let(sources::source) != null && element.lineNumber > 0
+
     private fun isRecoveredCopy(cause: Throwable, seen: Set<Throwable>): Boolean =
         seen.any { it !== cause && it.javaClass == cause.javaClass && it.message == cause.message && it.cause === cause }
 
-    private fun snippetFrames(error: Throwable): List<Frame> = error.stackTrace.mapNotNull { element ->
+    private fun snippetFrames(error: Throwable): List<Frame> = snippetFrames(error.stackTrace.asList())
+
+    private fun snippetFrames(stack: List<StackTraceElement>): List<Frame> = stack.mapNotNull { element ->
+        if (!isSnippetFrame(element)) return@mapNotNull null
         val fileName = element.fileName ?: return@mapNotNull null
-        if (sources.source(fileName) == null || element.lineNumber <= 0) return@mapNotNull null
         Frame(
             function = SnippetNames.function(element.className, element.methodName),
             fileName = fileName,

@@ -55,6 +55,7 @@ internal class EventReader(private val session: HostSession) {
                     is ClearOutputEvent -> "${event.snippetNumber} clear wait=${event.wait}"
                     is InputRequestEvent ->
                         "${event.snippetNumber} input request \"${event.prompt}\"" + if (event.password) " (password)" else ""
+                    is ProcessExitEvent -> "${event.snippetNumber} process exit ${event.call}(${event.status})"
                 }
             }
             last = event as? OutputEvent
