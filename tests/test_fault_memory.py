@@ -27,8 +27,11 @@ HINT = re.compile(
 )
 OVERFLOW = (
     "java.lang.StackOverflowError\n  at f(snippet{n}.kts:1)\n  | fun f(n: Int): Int = f(n + 1) + 1; f(0)\n"
-    "  ... the frame above repeats 1023 more times"
+    "  ... the frame above repeats {repeats} more times"
 )
+#: The JVM keeps 1,024 frames of a StackOverflowError; the top one may be the engine's interruption check on entry to
+#: ``f``, which the rendering leaves out.
+REPEATS = (1022, 1023)
 
 
 def _rss(km: Any) -> int:
@@ -76,7 +79,8 @@ def test_a_stack_overflow_leaves_rss_where_it_was_and_deep_recursion_still_works
     assert failed.error is not None
     assert failed.error["ename"] == "java.lang.StackOverflowError", failed.error
     number = failed.content["execution_count"]
-    assert "\n".join(failed.error["traceback"]) == OVERFLOW.format(n=number)
+    rendered = "\n".join(failed.error["traceback"])
+    assert rendered in [OVERFLOW.format(n=number, repeats=repeats) for repeats in REPEATS], rendered
     assert execute(kc, "keep").result == "42"
     deep = "fun depth(n: Int): Int = if (n == 0) 0 else depth(n - 1) + 1\ndepth(100_000)"
     assert execute(kc, deep).result == "100000", "deep recursion that ends still has the session's stack"
