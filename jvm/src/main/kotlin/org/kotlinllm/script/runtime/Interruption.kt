@@ -15,15 +15,14 @@ public object Interruption {
     @Volatile
     private var anyCancelled = false
 
-    /** Throws [InterruptedException] if the snippet running on this thread was cancelled. */
+    /**
+     * Throws [InterruptedException] if the snippet running on this thread was cancelled, at every check until its
+     * evaluation ends: a check that caught it (in a lambda of a library loop) must not hide the cancellation from the
+     * next one (runSuspending's, or the loop's own).
+     */
     @JvmStatic
     public fun check() {
-        if (!anyCancelled) return
-        val thread = Thread.currentThread()
-        if (cancelled.remove(thread)) {
-            anyCancelled = cancelled.isNotEmpty()
-            throw InterruptedException("the snippet was cancelled while running")
-        }
+        if (anyCancelled && Thread.currentThread() in cancelled) throw InterruptedException("the snippet was cancelled while running")
     }
 
     internal fun request(thread: Thread) {
