@@ -14,7 +14,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import jpype
@@ -55,12 +55,22 @@ def java_string(text: str) -> Any:
 
 
 @dataclass(frozen=True)
+class CompletionItem:
+    """One completion: the text to insert, its kind (``function``, ``property``, ``class``, …) and its signature."""
+
+    text: str
+    type: str
+    signature: str
+
+
+@dataclass(frozen=True)
 class Completion:
-    """Completions replacing ``code[start:end]`` (code point offsets)."""
+    """Completions replacing ``code[start:end]`` (code point offsets); ``items`` are empty when matches are names only."""
 
     matches: list[str]
     start: int
     end: int
+    items: list[CompletionItem] = field(default_factory=list)
 
 
 def to_java(value: Any) -> Any:
@@ -318,7 +328,11 @@ class EngineSession:
         code = replace_lone_surrogates(code)  # as the engine sees it, for the offsets (its length does not change)
         found = self._session.complete(java_string(code), jpype.JInt(utf16_offset(code, cursor)))
         start, end = code_point_offset(code, int(found.getStart())), code_point_offset(code, int(found.getEnd()))
-        return Completion([python_text(m) for m in found.getMatches()], start, end)
+        items = [
+            CompletionItem(python_text(item.getText()), python_text(item.getType()), python_text(item.getSignature()))
+            for item in found.getItems()
+        ]
+        return Completion([python_text(m) for m in found.getMatches()], start, end, items)
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration (and current value) of the name at ``cursor``, or None."""

@@ -24,7 +24,7 @@ from traitlets import observe
 from . import __version__, early
 from .cell_output import Cell, CellOutput
 from .completeness import check
-from .engine import EngineSession, Execution, kotlin_version
+from .engine import Completion, EngineSession, Execution, kotlin_version
 from .events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
 from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
 from .jvm_options import redacted
@@ -460,18 +460,29 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         cursor = cursor_in(code, cursor_pos)
-        matches: list[str] = []
-        start = end = cursor
+        found = Completion([], cursor, cursor)
         source = "kernel"
         session = await self._started_session()
         if session is not None:
             try:
                 found = await asyncio.wrap_future(self._worker.submit(session.complete, code, cursor))
-                matches, start, end, source = found.matches, found.start, found.end, "engine"
+                source = "types" if found.items else "names"
             except Exception as error:  # noqa: BLE001 - a failed completion completes nothing
                 self.log.warning("completion failed: %s", error)
-        metadata = {"kotlin_llm": {"source": source}}
-        return {"status": "ok", "matches": matches, "cursor_start": start, "cursor_end": end, "metadata": metadata}
+        metadata: dict[str, Any] = {"kotlin_llm": {"source": source}}
+        if found.items:
+            # JupyterLab shows each match's type and signature from this (IPython's name for it)
+            metadata["_jupyter_types_experimental"] = [
+                {"start": found.start, "end": found.end, "text": item.text, "type": item.type, "signature": item.signature}
+                for item in found.items
+            ]
+        return {
+            "status": "ok",
+            "matches": found.matches,
+            "cursor_start": found.start,
+            "cursor_end": found.end,
+            "metadata": metadata,
+        }
 
     async def do_inspect(
         self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()

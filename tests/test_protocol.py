@@ -207,9 +207,10 @@ def test_complete_members(kc: Any) -> None:
     code = 'val memberProbe = "abc"\nmemberProbe.len'
     execute(kc, 'val memberProbe = "abc"')
     reply = request(kc, "complete_request", code=code, cursor_pos=len(code))["content"]
-    if reply["metadata"]["kotlin_llm"]["source"] != "engine":
-        pytest.fail(f"member completion did not come from the engine's ScriptSession.complete: {reply['metadata']}")
+    assert reply["metadata"]["kotlin_llm"]["source"] == "types", reply["metadata"]
     assert "length" in reply["matches"]
+    length = next(item for item in reply["metadata"]["_jupyter_types_experimental"] if item["text"] == "length")
+    assert length == {"start": len(code) - 3, "end": len(code), "text": "length", "type": "property", "signature": "val length: Int"}
     assert reply["cursor_start"] == len(code) - 3
 
 

@@ -59,7 +59,7 @@ public class ScriptSession internal constructor(
         if (::runner.isInitialized) runner.locate(frame) else "${frame.fileName}:${frame.lineNumber}"
     }
     private val symbols = SessionSymbols()
-    private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name })
+    private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name }) { if (::runner.isInitialized) runner else null }
     private val tasks = LinkedBlockingQueue<Runnable>()
 
     /**
@@ -322,8 +322,10 @@ public class ScriptSession internal constructor(
     }
 
     /**
-     * Completions at [cursor] (a UTF-16 offset) of [code]: names declared by the snippets, provided properties,
-     * scope functions and keywords, or after a dot the members of the current value of a property or object.
+     * Completions at [cursor] (a UTF-16 offset) of [code], by the static types the K2 compiler finds in the session's
+     * snippets and [code] up to the cursor: after a dot the members and extensions of the receiver's type, else the
+     * names in scope, named arguments and keywords. Changes nothing of the session; may be called on any thread, also
+     * while a snippet runs. Before the compiler is up, or while it stays busy, the names the session declared.
      */
     public fun complete(code: String, cursor: Int): Completion = completer.complete(code, cursor)
 

@@ -83,6 +83,11 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         forgetEnhancedMembers { it === module }
     }
 
+    /** Drops the enhanced Java members of [module] (a completion probe's, removed from the module list) from the shared cache. */
+    fun forgetModule(module: FirModuleData) {
+        forgetEnhancedMembers { it === module }
+    }
+
     /** Drops from the shared cache of enhanced Java members those of classes and members of the modules [ofModule] picks. */
     private fun forgetEnhancedMembers(ofModule: (FirModuleData?) -> Boolean) {
         val byOwner = enhancedByOwner ?: return

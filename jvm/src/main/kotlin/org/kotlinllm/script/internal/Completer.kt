@@ -1,25 +1,32 @@
 package org.kotlinllm.script.internal
 
 import org.kotlinllm.script.Completion
-import java.lang.reflect.Modifier
+import org.kotlinllm.script.CompletionItem
 
 /**
- * Completion and inspection over what a session declared: names of declarations, provided properties and scope
- * functions, keywords, and after a dot the public members of the current value of a property or object. Answers
- * from the session's start on, before its compiler is up: the names of [provided] properties and the keywords.
+ * Completion and inspection. Completion is by static type, from the K2 frontend's resolution of the session's
+ * snippets and the code up to the cursor ([FirCompletion]); before the compiler is up, or while it stays busy
+ * compiling, it offers the names the session declared, provided properties, scope functions and keywords.
  */
-internal class Completer(private val symbols: SessionSymbols, private val provided: Set<String>) {
+internal class Completer(
+    private val symbols: SessionSymbols,
+    private val provided: Set<String>,
+    /** The session's runner once its compiler is up. */
+    private val runner: () -> SnippetRunner?,
+) {
 
     fun complete(code: String, cursor: Int): Completion {
         val end = cursor.coerceIn(0, code.length)
         var start = end
         while (start > 0 && isIdentifierPart(code[start - 1])) start--
         val prefix = code.substring(start, end)
-        val candidates = if (start > 0 && code[start - 1] == '.') {
-            receiverName(code, start - 1)?.let(::members).orEmpty()
-        } else {
-            symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
+        val typed = runner()?.complete(code.substring(0, end) + FirCompletion.MARKER, prefix, LOCK_WAIT_MILLIS)
+        if (typed != null) {
+            val items = typed.map { CompletionItem(it.text, it.kind, it.signature) }
+            return Completion(items.map { it.text }, start, end, items)
         }
+        if (start > 0 && code[start - 1] == '.') return Completion(emptyList(), start, end)
+        val candidates = symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
         val matches = candidates.filter { (it.startsWith(prefix) && it != prefix) || (it == prefix && prefix.isNotEmpty()) }
             .distinct()
             .sortedWith(compareBy({ it !in symbols.names() && it !in provided }, { it.lowercase() }))
@@ -48,27 +55,13 @@ internal class Completer(private val symbols: SessionSymbols, private val provid
         return if (text.length <= PREVIEW_CHARS) text else text.take(PREVIEW_CHARS) + "…"
     }
 
-    private fun receiverName(code: String, dot: Int): String? {
-        var start = dot
-        while (start > 0 && isIdentifierPart(code[start - 1])) start--
-        return code.substring(start, dot).takeIf { it.isNotEmpty() }
-    }
-
-    private fun members(name: String): List<String> {
-        val value = symbols.value(name)?.getOrNull() ?: return emptyList()
-        val type = value.javaClass
-        val methods = type.methods.filter { Modifier.isPublic(it.modifiers) && !it.isSynthetic && '$' !in it.name }
-        val properties = methods.filter { it.parameterCount == 0 && it.name.length > 3 && it.name.startsWith("get") }
-            .map { it.name.substring(3).replaceFirstChar(Char::lowercaseChar) }
-        val booleans = methods.filter { it.parameterCount == 0 && it.name.length > 2 && it.name.startsWith("is") }.map { it.name }
-        val fields = type.fields.filter { Modifier.isPublic(it.modifiers) }.map { it.name }
-        return (properties + booleans + methods.map { it.name } + fields).filter { it != "getClass" && it != "class" }
-    }
-
     private fun isIdentifierPart(c: Char) = c == '_' || c.isLetterOrDigit()
 
     private companion object {
         const val PREVIEW_CHARS = 200
+
+        /** How long a completion waits for a snippet's compilation to end before it offers names only. */
+        const val LOCK_WAIT_MILLIS = 2_000L
         val INPUT_FUNCTIONS = listOf("readPassword", "readLine", "readln")
         val SCOPE_FUNCTIONS = listOf("await", "launch", "async", "coroutineContext", "scriptScope") + INPUT_FUNCTIONS
         val COMMON_FUNCTIONS = listOf(

@@ -14,6 +14,8 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryPro
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
 import java.io.File
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.locks.ReentrantLock
 import kotlin.script.experimental.api.CompiledScript
 import kotlin.script.experimental.api.ResultValue
 import kotlin.script.experimental.api.ResultWithDiagnostics
@@ -74,7 +76,8 @@ internal sealed interface Evaluation {
 /**
  * The K2 REPL compiler and evaluator of one session, with the host-side repairs the shipped REPL needs:
  * a transactional history, so failed snippets leave nothing behind, and rollback of compiled snippets that are not
- * evaluated. Not thread-safe: used only on the session's thread.
+ * evaluated. Compiles and evaluates on the session's thread only; [probe] may be called on any thread, as the
+ * compiler's state is touched under [lock] only (the CLI compiler's caches are plain maps), which evaluations do not hold.
  */
 internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
@@ -137,6 +140,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     private val evaluator = K2ReplEvaluator()
     private val addedClasspath = mutableListOf<File>()
     private val valueClassCalls = ValueClassCalls()
+    private val lock = ReentrantLock()
+    private val completionProbe = CompletionProbe(state, history, memory)
+    private val firCompletion = FirCompletion(history)
 
     /**
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
@@ -177,6 +183,15 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * [extraImports] among its default imports (see [ShadowingImports]).
      */
     fun compile(source: SourceCode, extraClasspath: List<File> = emptyList(), extraImports: List<String> = emptyList()): Compilation {
+        lock.lock()
+        try {
+            return compileLocked(source, extraClasspath, extraImports)
+        } finally {
+            lock.unlock()
+        }
+    }
+
+    private fun compileLocked(source: SourceCode, extraClasspath: List<File>, extraImports: List<String>): Compilation {
         val previous = state.lastCompiledSnippet
         val classpath = addedClasspath + extraClasspath
         val configuration = if (classpath.isEmpty()) compilationConfiguration
@@ -231,8 +246,10 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             thread.contextClassLoader = contextLoader
             logger.debug { "evaluated in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
-        if (!history.commit(declaresAnything)) memory.forgetLast(compiled.snippet.get().sourceLocationId.orEmpty())
-        memory.trimKept()
+        locked {
+            if (!history.commit(declaresAnything)) memory.forgetLast(compiled.snippet.get().sourceLocationId.orEmpty())
+            memory.trimKept()
+        }
         return when (result) {
             is ResultWithDiagnostics.Failure -> {
                 val report = result.reports.firstOrNull()
@@ -256,8 +273,43 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun lastEvaluatedClass(): Class<*>? = evaluator.lastEvaluatedSnippet?.get()?.result?.scriptClass?.java
 
     private fun forget(previous: LinkedSnippetImpl<CompiledScript>?) {
-        history.rollback()
-        state.lastCompiledSnippet = previous
+        locked {
+            history.rollback()
+            state.lastCompiledSnippet = previous
+        }
+    }
+
+    private inline fun <T> locked(block: () -> T): T {
+        lock.lock()
+        try {
+            return block()
+        } finally {
+            lock.unlock()
+        }
+    }
+
+    /**
+     * Completions at the end of [text] (which ends with [FirCompletion.MARKER]) of names starting with [prefix], by
+     * the K2 frontend's resolution of [text] as the next snippet; null when the compiler stayed busy for [waitMillis]
+     * or the resolution failed (the caller falls back to names). Changes nothing of the session.
+     */
+    fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? =
+        probe(text, waitMillis) { firCompletion.candidates(it, prefix) }
+
+    private fun <T> probe(text: String, waitMillis: Long, read: (ResolvedProbe) -> T): T? {
+        if (!lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) return null
+        return try {
+            completionProbe.resolve(text, read)
+        } catch (e: Exception) {
+            logger.warn(e) { "the completion probe failed" }
+            null
+        } catch (e: LinkageError) {
+            logger.warn(e) { "the completion probe failed" }
+            null
+        } finally {
+            snippetTree = null
+            lock.unlock()
+        }
     }
 
     override fun close() {

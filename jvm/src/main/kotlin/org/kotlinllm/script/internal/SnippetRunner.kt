@@ -78,6 +78,9 @@ internal class SnippetRunner(
     /** Whether [error] went through code of the snippets; called on any thread. */
     fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
 
+    /** Completions by the K2 frontend (see [ReplCompilerHost.complete]); called on any thread. */
+    fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? = compilerHost.complete(text, prefix, waitMillis)
+
     fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')

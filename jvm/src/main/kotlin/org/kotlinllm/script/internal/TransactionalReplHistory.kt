@@ -12,10 +12,13 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
     private val committed = LinkedHashSet<FirReplSnippetSymbol>()
     private val pending = LinkedHashSet<FirReplSnippetSymbol>()
 
+    /** While a [CompletionProbe] resolves a text, the compiler's record of it is ignored: a probe is no snippet. */
+    private var probing = false
+
     override fun getSnippets(): Iterable<FirReplSnippetSymbol> = committed + pending
 
     override fun putSnippet(symbol: FirReplSnippetSymbol) {
-        if (symbol !in committed) pending += symbol
+        if (!probing && symbol !in committed) pending += symbol
     }
 
     override fun isFirstSnippet(symbol: FirReplSnippetSymbol): Boolean =
@@ -32,6 +35,16 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
         if (keep) committed += pending
         pending.clear()
         return keep
+    }
+
+    /** Runs [probe] with the compiler's records of snippets ignored. */
+    fun <T> probing(probe: () -> T): T {
+        probing = true
+        try {
+            return probe()
+        } finally {
+            probing = false
+        }
     }
 
     fun rollback() {
