@@ -71,6 +71,7 @@ class Completion:
     start: int
     end: int
     items: list[CompletionItem] = field(default_factory=list)
+    by_type: bool = False
 
 
 def to_java(value: Any) -> Any:
@@ -332,7 +333,7 @@ class EngineSession:
             CompletionItem(python_text(item.getText()), python_text(item.getType()), python_text(item.getSignature()))
             for item in found.getItems()
         ]
-        return Completion([python_text(m) for m in found.getMatches()], start, end, items)
+        return Completion([python_text(m) for m in found.getMatches()], start, end, items, bool(found.getByType()))
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration (and current value) of the name at ``cursor``, or None."""

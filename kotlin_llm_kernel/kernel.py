@@ -466,7 +466,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if session is not None:
             try:
                 found = await asyncio.wrap_future(self._worker.submit(session.complete, code, cursor))
-                source = "types" if found.items else "names"
+                source = "types" if found.by_type else "names"
             except Exception as error:  # noqa: BLE001 - a failed completion completes nothing
                 self.log.warning("completion failed: %s", error)
         metadata: dict[str, Any] = {"kotlin_llm": {"source": source}}

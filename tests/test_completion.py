@@ -239,15 +239,11 @@ CASES = [
         "f.",
         exclude=["prefixLength", "isInvalid"],
         id="file-no-package-private-getters",
-        bug="synthetic properties of non-public Java getters are offered: `f.` lists prefixLength (package-private "
-        "File.getPrefixLength()) and isInvalid (package-private File.isInvalid())",
     ),
     case(
         "sb.",
         exclude=["coder", "value", "isLatin1"],
         id="string-builder-no-package-private-getters",
-        bug="synthetic properties of non-public Java getters are offered: `sb.` lists coder, value and isLatin1 "
-        "(package-private getCoder()/getValue()/isLatin1() of AbstractStringBuilder)",
     ),
     case(
         "Math.",
@@ -286,9 +282,6 @@ CASES = [
         "Color.",
         types={"RED": ("enum entry", "Color.RED")},
         id="enum-entry-type",
-        bug="enum entries come as properties: Color.RED is {type: property, signature: 'val RED: Color'}, not the "
-        "{type: 'enum entry', signature: 'Color.RED'} FirCompletion.qualified means to add (the static scope's "
-        "symbol is added first at the same rank, so add() keeps it)",
     ),
     case(
         "Registry.",
@@ -322,15 +315,11 @@ CASES = [
         "val c2: Circ",
         include=["Circle"],
         id="library-class-imported-earlier",
-        bug="names imported by earlier cells are not offered (FirCompletion.imports() reads only the default imports "
-        "and the completed cell's own): `val c2: Circ` completes nothing",
     ),
     case(
         "DayOfW",
         first=["DayOfWeek"],
         id="jdk-class-imported-earlier",
-        bug="names imported by earlier cells are not offered: after `import java.time.DayOfWeek` in an earlier cell, "
-        "`DayOfW` completes nothing (though `DayOfWeek.MO` resolves and completes MONDAY)",
     ),
     case(
         "import java.time.DayOfWeek\nDayOfW",
@@ -377,8 +366,6 @@ CASES = [
         include=["separator = ", "postfix = "],
         exclude=["prefix = "],
         id="named-argument-already-passed",
-        bug="a named argument already passed is offered again: `xs.joinToString(prefix = \"[\", ` lists 'prefix = ' "
-        "(which would not compile: an argument is already passed for this parameter)",
     ),
     # names in scope
     case(
@@ -394,8 +381,6 @@ CASES = [
         "buildString { app",
         exclude=["appendNull", "appendChars"],
         id="lambda-with-receiver-no-private-members",
-        bug="the members of a lambda's implicit receiver are listed with publicOnly = false: `buildString { app` "
-        "offers private AbstractStringBuilder.appendNull() and appendChars(…), which do not resolve there",
     ),
     case("fun f(a: Any) { if (a is String) a.len", first=["length"], id="smart-cast-if"),
     case("fun f(a: Any) = when (a) { is String -> a.len", first=["length"], id="smart-cast-when"),
@@ -418,7 +403,7 @@ CASES = [
     case("p.na", first=["name"], id="completion-works-after-failed-cell"),
     # keywords
     case("whi", first=["while"], types={"while": ("keyword", "while")}, id="keyword"),
-    case("val x = if (tr", first=["Transient", "Triple", "true", "try"], id="classes-then-keywords"),
+    case("val x = if (tr", first=["truncate", "Transient", "Triple", "true", "try"], id="classes-then-keywords"),
     case("val q: Li", first=["LinkedHashMap", "LinkedHashSet", "List", "ListIterator"], id="type-position"),
     # signatures and types
     case(
@@ -426,16 +411,12 @@ CASES = [
         first=["Strictfp", "String", "StringBuilder"],
         types={"String": ("class", "class String")},
         id="string-is-a-class",
-        bug="`Str` offers String as {type: function, signature: 'inline fun String(bytes: ByteArray, offset: Int, "
-        "length: Int, charset: Charset): String'}: the class is merged by text into one of the String(…) functions",
     ),
     case(
         "ages.getOrEl",
         first=["getOrElse"],
         types={"getOrElse": ("function", "inline fun <K, V> Map<K, V>.getOrElse(key: K, defaultValue: () -> V): V")},
         id="receiver-with-two-type-arguments",
-        bug="Signatures.receiver parenthesizes every receiver type with a space: 'inline fun <K, V> (Map<K, V>)"
-        ".getOrElse(key: K, defaultValue: () -> V): V'",
     ),
 ]
 

@@ -10,6 +10,8 @@ public class Completion(
     public val end: Int,
     /** Each match with its kind and signature; empty when the matches are names only. */
     public val items: List<CompletionItem> = emptyList(),
+    /** Whether the matches come from the compiler's analysis of static types (else: names the session declared). */
+    public val byType: Boolean = false,
 )
 
 /**

@@ -4,11 +4,14 @@ import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
+import kotlin.test.assertFalse
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
-/** Completion and inspection over what the session declared. */
+/** Completion and inspection by static type, from the K2 frontend's resolution of the session and the cell. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CompletionTest {
 
@@ -17,7 +20,9 @@ class CompletionTest {
     init {
         runBlocking {
             session.execute(
-                "val shoppingList = mutableListOf(\"milk\")\nfun shout(text: String): String = text.uppercase()\nobject Shop { fun open() = true }",
+                "val shoppingList = mutableListOf(\"milk\")\n" +
+                    "/** Shouts [text]. */\nfun shout(text: String): String = text.uppercase()\n" +
+                    "object Shop { fun open() = true }",
             ).assertValue()
         }
     }
@@ -25,34 +30,82 @@ class CompletionTest {
     @AfterAll
     fun close() = session.close()
 
+    private fun items(code: String, cursor: Int = code.length): List<CompletionItem> = session.complete(code, cursor).items
+
     @Test
     fun `names declared in the session complete first, then keywords and scope functions`() {
         val completion = session.complete("sh", 2)
         assertEquals(0, completion.start)
         assertEquals(2, completion.end)
         assertEquals(listOf("shoppingList", "shout"), completion.matches.take(2))
-        assertEquals(listOf("greeting"), session.complete("val x = gre", 11).matches)
+        assertEquals("greeting", session.complete("val x = gre", 11).matches.first())
         assertTrue("await" in session.complete("aw", 2).matches)
         assertTrue("while" in session.complete("whi", 3).matches)
     }
 
     @Test
-    fun `members of the current value complete after a dot`() {
+    fun `members and extensions of the static type complete after a dot, with kinds and signatures`() {
         val completion = session.complete("shoppingList.ad", 15)
         assertEquals(13, completion.start)
         assertTrue("add" in completion.matches && "addAll" in completion.matches, completion.matches.toString())
         assertTrue("open" in session.complete("Shop.o", 6).matches)
+        val map = items("listOf(1).ma")
+        assertEquals(listOf("map", "mapIndexed", "mapIndexedNotNull"), map.take(3).map { it.text })
+        assertEquals("function", map.first().type)
+        assertEquals("inline fun <T, R> Iterable<T>.map(transform: (T) -> R): List<R>", map.first().signature)
+        val list = items("listOf(1, 2).").map { it.text }
+        assertTrue(listOf("size", "map", "filter", "joinToString").all { it in list }, list.toString())
+        assertTrue(listOf("add", "clear", "set", "sort").none { it in list }, list.toString())
     }
 
     @Test
-    fun `inspection shows the declaration and the current value`() {
-        assertEquals("fun shout(text: String): String", session.inspect("shout(\"a\")", 2))
-        assertEquals("val shoppingList\n\nvalue: java.util.ArrayList = [milk]", session.inspect("shoppingList.size", 4))
+    fun `a probe changes nothing of the session`() = runBlocking {
+        val before = session.lastSnippetNumber
+        repeat(20) {
+            session.complete("val onlyInCompletion = 1\nonlyIn", 30)
+            session.inspect("val onlyInCompletion = 1\nonlyInCompletion", 27)
+        }
+        assertEquals(before, session.lastSnippetNumber)
+        val error = session.execute("onlyInCompletion").assertError(ExecutionPhase.COMPILATION)
+        assertTrue("Unresolved reference 'onlyInCompletion'" in error.message, error.message)
+        assertEquals("MILK", session.execute("shout(shoppingList.first())").assertValue().value)
+    }
+
+    @Test
+    fun `completion answers while a snippet runs`() {
+        val running = session.executeAsync("org.kotlinllm.script.CompletionTest.running.countDown()\nThread.sleep(3_000)\n1")
+        try {
+            // the compiler's lock is held only while the snippet compiles, not while it runs
+            assertTrue(Companion.running.await(60, TimeUnit.SECONDS), "the snippet did not start")
+            val items = items("shoppingList.fi")
+            assertFalse(running.isDone, "the completion waited for the snippet to end")
+            assertTrue(items.any { it.text == "first" }, items.toString())
+        } finally {
+            running.get(30, TimeUnit.SECONDS)
+        }
+    }
+
+    @Test
+    fun `inspection shows the declaration, where it is declared, its KDoc and the current value`() {
+        assertEquals("fun shout(text: String): String\n\ndeclared in snippet1.kts\n\nShouts [text].", session.inspect("shout(\"a\")", 2))
+        assertEquals(
+            "val shoppingList: MutableList<String>\n\ndeclared in snippet1.kts\n\nvalue: java.util.ArrayList = [milk]",
+            session.inspect("shoppingList.size", 4),
+        )
+        assertEquals("val size: Int\n\nmember of kotlin.collections.MutableList", session.inspect("shoppingList.size", 15))
+        assertEquals("inline fun println(message: Int): Unit\n\nin kotlin.io", session.inspect("println(1)", 3))
         assertNull(session.inspect("unknownName", 3))
     }
 
     @Test
     fun `a provided property is inspected as its declaration, not as the prelude's getter`() {
-        assertEquals("val greeting: kotlin.String", session.inspect("greeting", 3))
+        val text = session.inspect("greeting", 3).orEmpty()
+        assertTrue(text.startsWith("val greeting: String"), text)
+    }
+
+    companion object {
+        /** Counted down by the snippet of `completion answers while a snippet runs` once it runs. */
+        @JvmField
+        val running = CountDownLatch(1)
     }
 }

@@ -23,7 +23,7 @@ internal class Completer(
         val typed = runner()?.complete(code.substring(0, end) + FirCompletion.MARKER, prefix, LOCK_WAIT_MILLIS)
         if (typed != null) {
             val items = typed.map { CompletionItem(it.text, it.kind, it.signature) }
-            return Completion(items.map { it.text }, start, end, items)
+            return Completion(items.map { it.text }, start, end, items, byType = true)
         }
         if (start > 0 && code[start - 1] == '.') return Completion(emptyList(), start, end)
         val candidates = symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
@@ -41,13 +41,18 @@ internal class Completer(
         while (end < code.length && isIdentifierPart(code[end])) end++
         if (start == end) return null
         val name = code.substring(start, end)
+        val runner = runner()
+        val typed = runner?.inspect(code.replace("\r\n", "\n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
+        if (typed != null) return typed.text + valueOf(typed.sessionName)
+        if (runner != null && symbols.declaration(name) == null) return null
         val declaration = symbols.declaration(name) ?: return null
-        return buildString {
-            append(declaration.header)
-            symbols.value(name)?.getOrNull()?.let { value ->
-                append("\n\nvalue: ").append(value.javaClass.name).append(" = ").append(preview(value))
-            }
-        }
+        return declaration.header + valueOf(name)
+    }
+
+    /** `value: java.util.ArrayList = [milk]` of the session's property or object [name], after a blank line. */
+    private fun valueOf(name: String?): String {
+        val value = name?.let { symbols.value(it) }?.getOrNull() ?: return ""
+        return "\n\nvalue: ${value.javaClass.name} = ${preview(value)}"
     }
 
     private fun preview(value: Any): String {

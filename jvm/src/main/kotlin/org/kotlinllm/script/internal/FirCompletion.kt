@@ -1,5 +1,6 @@
 package org.kotlinllm.script.internal
 
+import org.jetbrains.kotlin.KtPsiSourceElement
 import org.jetbrains.kotlin.descriptors.ClassKind
 import org.jetbrains.kotlin.descriptors.Visibilities
 import org.jetbrains.kotlin.fir.FirElement
@@ -24,6 +25,7 @@ import org.jetbrains.kotlin.fir.expressions.FirFunctionCall
 import org.jetbrains.kotlin.fir.expressions.FirQualifiedAccessExpression
 import org.jetbrains.kotlin.fir.expressions.FirResolvedQualifier
 import org.jetbrains.kotlin.fir.expressions.FirWhenExpression
+import org.jetbrains.kotlin.fir.extensions.replSnippetResolveExtension
 import org.jetbrains.kotlin.fir.moduleData
 import org.jetbrains.kotlin.fir.references.FirErrorNamedReference
 import org.jetbrains.kotlin.fir.references.FirNamedReference
@@ -73,6 +75,8 @@ import org.jetbrains.kotlin.name.ClassId
 import org.jetbrains.kotlin.name.FqName
 import org.jetbrains.kotlin.name.Name
 import org.jetbrains.kotlin.name.StandardClassIds
+import org.jetbrains.kotlin.psi.KtCallElement
+import org.jetbrains.kotlin.psi.KtQualifiedExpression
 import org.jetbrains.kotlin.resolve.deprecation.DeprecationLevelValue
 import java.util.Optional
 
@@ -139,7 +143,9 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             }
             val signature = signature(symbol).let { if (deprecated) "@Deprecated $it" else it }
             val known = byText[text]
-            if (known == null || known.rank > rank || (known.rank == rank && known.deprecated && !deprecated)) {
+            // a class wins over a function of its name (`String` over the `String(…)` factory functions)
+            val classOverFunction = known != null && known.kind == "function" && symbol is FirClassLikeSymbol<*> && known.rank >= rank
+            if (known == null || known.rank > rank || (known.rank == rank && known.deprecated && !deprecated) || classOverFunction) {
                 byText[text] = Candidate(text, kindOf(symbol), signature, rank, deprecated)
             }
         }
@@ -181,6 +187,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                 for (name in synthetic.getCallableNames()) {
                     if (!matches(name)) continue
                     synthetic.processPropertiesByName(name) { property ->
+                        if (publicOnly && !isPublic(property)) return@processPropertiesByName
                         if (property is FirSyntheticPropertySymbol) getters += property.getterId.callableName
                         symbol(property, rank)
                     }
@@ -271,7 +278,12 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
         /** The default imports of Kotlin on the JVM, then the script's and the history's and the cell's own. */
         private fun imports(): List<Import> {
             val defaults = session.defaultImportsProvider.getDefaultImports(false).map { Import(it.fqName, it.isAllUnder) }
-            val explicit = probe.file.imports.mapNotNull { import ->
+            // the script's default imports (kotlin.math.*, the scope functions, …) and the earlier snippets' imports
+            val snippet = probe.file.declarations.filterIsInstance<FirReplSnippet>().firstOrNull()
+            val source = probe.file.sourceFile
+            val script = if (snippet == null || source == null) emptyList() else session.replSnippetResolveExtension
+                ?.getSnippetDefaultImports(source, snippet).orEmpty()
+            val explicit = (script + probe.file.imports).mapNotNull { import ->
                 import.importedFqName?.let { Import(it, import.isAllUnder) }
             }
             return (defaults + explicit).distinct()
@@ -316,6 +328,10 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                 )
                 return
             }
+            val name = classSymbol.classId.shortClassName
+            for (entry in classSymbol.fir.declarations.filterIsInstance<FirEnumEntry>()) {
+                if (matches(entry.name)) add(entry.name.asString(), "enum entry", "$name.${entry.name}", RANK_MEMBER)
+            }
             classSymbol.staticScope(session, probe.scopeSession)?.let { names(it, RANK_MEMBER) }
             classSymbol.fir.declarations.filterIsInstance<FirRegularClass>().forEach { nested ->
                 if (matches(nested.name) && isPublic(nested.symbol)) symbol(nested.symbol, RANK_MEMBER)
@@ -323,12 +339,6 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             val companion = (classSymbol.fir as? FirRegularClass)?.companionObjectSymbol
             if (companion != null) members(companion.defaultType(), RANK_MEMBER, publicOnly = true)
             if (classSymbol.classKind == ClassKind.OBJECT) membersAndExtensions(classSymbol.defaultType(), RANK_MEMBER, publicOnly = true)
-            classSymbol.fir.declarations.filterIsInstance<FirEnumEntry>().forEach { entry ->
-                if (matches(
-                        entry.name,
-                    )
-                ) add(entry.name.asString(), "enum entry", "${classSymbol.classId.shortClassName}.${entry.name}", RANK_MEMBER)
-            }
         }
 
         private fun isPublic(symbol: FirClassLikeSymbol<*>): Boolean = symbol.resolvedStatus.visibility == Visibilities.Public
@@ -392,9 +402,14 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                 }
                 else -> emptyList()
             }
+            // the arguments already named in the call's text are not offered again
+            val psi = (call.source as? KtPsiSourceElement)?.psi
+            val callElement = (psi as? KtQualifiedExpression)?.selectorExpression ?: psi
+            val given = (callElement as? KtCallElement)?.valueArguments.orEmpty()
+                .mapNotNullTo(HashSet()) { it.getArgumentName()?.asName }
             for (function in functions.filterIsInstance<FirFunctionSymbol<*>>()) {
                 for (parameter in function.valueParameterSymbols) {
-                    if (!matches(parameter.name)) continue
+                    if (!matches(parameter.name) || parameter.name in given) continue
                     val text = "${parameter.name.asString()} = "
                     add(text, "parameter", Signatures.parameter(parameter), RANK_LOCAL)
                 }
@@ -429,7 +444,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                         }
                         val receiver = element.receiverParameter?.typeRef?.coneType
                         if (receiver != null && implicitReceivers++ < MAX_IMPLICIT_RECEIVERS) {
-                            membersAndExtensions(receiver, RANK_MEMBER, publicOnly = false)
+                            membersAndExtensions(receiver, RANK_MEMBER, publicOnly = true)
                         }
                         if (element is FirAnonymousFunction) continue
                     }

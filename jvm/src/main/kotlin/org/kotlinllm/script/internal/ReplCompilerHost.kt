@@ -296,6 +296,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? =
         probe(text, waitMillis) { firCompletion.candidates(it, prefix) }
 
+    /** What the name at [offset] of [text] refers to, resolved as the next snippet (see [complete]). */
+    fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = probe(text, waitMillis) { FirInspection.inspect(it, offset) }
+
     private fun <T> probe(text: String, waitMillis: Long, read: (ResolvedProbe) -> T): T? {
         if (!lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) return null
         return try {

@@ -72,7 +72,7 @@ internal object Signatures {
 
     private fun receiver(symbol: FirCallableSymbol<*>): String? = symbol.resolvedReceiverType?.let { receiver ->
         val text = type(receiver)
-        if (' ' in text || text.startsWith("(")) "($text)" else text
+        if ("->" in text) "($text)" else text
     }
 
     private fun typeParameters(parameters: List<FirTypeParameterSymbol>): String? {

@@ -81,6 +81,9 @@ internal class SnippetRunner(
     /** Completions by the K2 frontend (see [ReplCompilerHost.complete]); called on any thread. */
     fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? = compilerHost.complete(text, prefix, waitMillis)
 
+    /** Inspection by the K2 frontend (see [ReplCompilerHost.inspect]); called on any thread. */
+    fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = compilerHost.inspect(text, offset, waitMillis)
+
     fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
