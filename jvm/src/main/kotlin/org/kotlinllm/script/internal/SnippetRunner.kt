@@ -82,6 +82,8 @@ internal class SnippetRunner(
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
         val parsed = parser.parse(fileName, code)
+        val magics = NotebookMagics.diagnostics(parsed)
+        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, parsed.source, magics))
         if (parsed.syntaxErrors.isNotEmpty()) {
             return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
         }
