@@ -114,6 +114,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.runtime.USE",
             // stdin: a password prompt (plain reads of System.in need no import)
             "org.kotlinllm.script.runtime.readPassword",
+            // the session's declarations with their types, like the `:vars` of Kotlin notebooks
+            "org.kotlinllm.script.runtime.vars",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
@@ -251,6 +253,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun discard(compiled: Compilation.Compiled) {
         forget(compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>)
     }
+
+    /** The signatures of what the snippet evaluated last declared, by name (see [DeclaredTypes]). */
+    fun lastDeclarations(): Map<String, List<String>> = history.lastCommitted()?.let(DeclaredTypes::signatures).orEmpty()
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */
     fun lastEvaluatedClass(): Class<*>? = evaluator.lastEvaluatedSnippet?.get()?.result?.scriptClass?.java

@@ -181,7 +181,7 @@ internal class SnippetRunner(
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)
             val snippetClass = compilerHost.lastEvaluatedClass()
-            symbols.declared(parsed, snippetClass)
+            symbols.declared(parsed, snippetClass, compilerHost::lastDeclarations)
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }

@@ -34,6 +34,9 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
         return keep
     }
 
+    /** The snippet committed last: after a [commit] that kept it, the one just evaluated. */
+    fun lastCommitted(): FirReplSnippetSymbol? = committed.lastOrNull()
+
     fun rollback() {
         pending.clear()
     }
