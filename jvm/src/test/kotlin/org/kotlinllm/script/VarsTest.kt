@@ -82,4 +82,16 @@ class VarsTest {
             session.vars(),
         )
     }
+
+    @Test
+    fun `a snippet's own declarations above the calling line are listed, with the current values`() = ScriptSession().use { session ->
+        session.run("val x = 1\nval y = 10").assertValue()
+        val listed = session.run("val x = 2\nfun f() = x\nclass C\nval listed = vars().toString()\nval later = 3\nlisted")
+        assertEquals("val y: Int = 10\nval x: Int = 2\nfun f(): Int\nclass C", listed.assertValue().value)
+        assertEquals(
+            "val y: Int = 10\nval x: Int = 2\nfun f(): Int\nclass C\n" +
+                "val listed: String = \"val y: Int = 10\\nval x: Int = 2\\nfun f(): Int\\nclass C\"\nval later: Int = 3",
+            session.vars(),
+        )
+    }
 }

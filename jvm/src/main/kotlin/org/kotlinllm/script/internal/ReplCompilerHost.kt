@@ -254,8 +254,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         forget(compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>)
     }
 
-    /** The signatures of what the snippet evaluated last declared, by name (see [DeclaredTypes]). */
-    fun lastDeclarations(): Map<String, List<String>> = history.lastCommitted()?.let(DeclaredTypes::signatures).orEmpty()
+    /** The signatures of what the snippet compiled last declares, by name (see [DeclaredTypes]); before it is evaluated. */
+    fun compiledDeclarations(): Map<String, List<String>> = history.lastPending()?.let(DeclaredTypes::signatures).orEmpty()
+
+    /** The JVM name of [compiled]'s class. */
+    fun className(compiled: Compilation.Compiled): String? = (compiled.snippet.get() as? KJvmCompiledScript)?.scriptClassFQName
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */
     fun lastEvaluatedClass(): Class<*>? = evaluator.lastEvaluatedSnippet?.get()?.result?.scriptClass?.java

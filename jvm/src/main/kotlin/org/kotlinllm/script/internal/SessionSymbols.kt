@@ -15,18 +15,29 @@ internal class SessionSymbols : DeclarationListing {
 
     private class Symbol(val declaration: DeclaredName, val snippetClass: String, val signatures: List<String>, val order: Long)
 
+    /** The snippet being evaluated, whose declarations its own code sees too: its class and their signatures. */
+    private class Running(val parsed: ParsedSnippet, val className: String?, val signatures: Map<String, List<String>>)
+
     private val symbols = ConcurrentHashMap<String, Symbol>()
     private val order = AtomicLong()
 
     @Volatile
+    private var running: Running? = null
+
+    @Volatile
     private var classLoader: ClassLoader? = null
 
-    /** Records what [parsed] declared, compiled into [snippetClass]; [signatures] by name are read only if it declared something. */
-    fun declared(parsed: ParsedSnippet, snippetClass: Class<*>?, signatures: () -> Map<String, List<String>> = ::emptyMap) {
+    /** Called before [parsed], compiled as [className], is evaluated; [signatures] by name are read if it declares something. */
+    fun evaluating(parsed: ParsedSnippet, className: String?, signatures: () -> Map<String, List<String>>) {
+        running = if (parsed.declarations.isEmpty()) null else Running(parsed, className, signatures())
+    }
+
+    /** Records what [parsed] declared once it was evaluated as [snippetClass]. */
+    fun declared(parsed: ParsedSnippet, snippetClass: Class<*>?) {
+        val resolved = running?.takeIf { it.parsed === parsed }?.signatures.orEmpty()
+        running = null
         snippetClass?.classLoader?.let { classLoader = it }
         val className = snippetClass?.name ?: return
-        if (parsed.declarations.isEmpty()) return
-        val resolved = signatures()
         for (declaration in parsed.declarations) {
             val signature = resolved[declaration.name] ?: listOf(declaration.header)
             // a redeclared name moves to the end, where the newest declaration is
@@ -39,19 +50,50 @@ internal class SessionSymbols : DeclarationListing {
 
     fun declaration(name: String): DeclaredName? = symbols[name]?.declaration
 
-    /** The signatures of the declarations visible now in the order they were declared, a property's with its value. */
-    override fun listing(): List<String> = symbols.entries.sortedBy { it.value.order }.flatMap { (name, symbol) ->
-        if (symbol.declaration.kind != DeclaredName.Kind.PROPERTY) return@flatMap symbol.signatures
-        val signature = symbol.signatures.first()
-        val read = value(name)
+    /**
+     * The signatures of the declarations visible now in the order of their newest declarations, a property's with
+     * its value. While a snippet runs, its own declarations come last: its properties above the calling line (on
+     * the session's thread) with their values, its functions and classes.
+     */
+    override fun listing(): List<String> {
+        val current = running
+        val visible = current?.let(::visibleOwn).orEmpty()
+        val earlier = symbols.entries.filter { (name, _) -> visible.none { it.name == name } }.sortedBy { it.value.order }
+            .flatMap { (name, symbol) -> lines(symbol.declaration, symbol.signatures) { value(name) } }
+        if (current == null) return earlier
+        val loader = Thread.currentThread().contextClassLoader
+        return earlier + visible.flatMap { declaration ->
+            lines(declaration, current.signatures[declaration.name] ?: listOf(declaration.header)) {
+                runCatching {
+                    val snippetClass = Class.forName(current.className, false, loader)
+                    snippetClass.getDeclaredField(declaration.name).also { it.isAccessible = true }.get(null)
+                }
+            }
+        }
+    }
+
+    /**
+     * The declarations of the running snippet its calling code sees, the last of each name: all but the properties
+     * not above the calling line (not set yet), which is known on the snippet's own frames only.
+     */
+    private fun visibleOwn(snippet: Running): List<DeclaredName> {
+        val callingLine = Thread.currentThread().stackTrace.firstOrNull { it.className == snippet.className }?.lineNumber
+        return snippet.parsed.declarations
+            .filter { it.kind != DeclaredName.Kind.PROPERTY || (callingLine != null && it.range.endLine < callingLine) }
+            .asReversed().distinctBy { it.name }.asReversed()
+    }
+
+    private fun lines(declaration: DeclaredName, signatures: List<String>, reader: () -> Result<Any?>?): List<String> {
+        if (declaration.kind != DeclaredName.Kind.PROPERTY) return signatures
+        val signature = signatures.first()
+        val read = reader()
         val value = read?.getOrNull()
         // a property without a field (a getter, a delegate) has no value to show; a lateinit one not set holds null;
         // a lambda's text is its JVM class, which the type says better
         if (read == null || read.isFailure || (value == null && signature.startsWith("lateinit ")) || value is Function<*>) {
-            listOf(signature)
-        } else {
-            listOf("$signature = ${ValuePreview.of(value)}")
+            return listOf(signature)
         }
+        return listOf("$signature = ${ValuePreview.of(value)}")
     }
 
     /** `vars()` of code on the calling thread lists this session. */

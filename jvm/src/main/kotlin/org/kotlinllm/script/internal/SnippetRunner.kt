@@ -177,11 +177,12 @@ internal class SnippetRunner(
             .filter { it.severity == Severity.WARNING }
             .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
+        symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
         val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)
             val snippetClass = compilerHost.lastEvaluatedClass()
-            symbols.declared(parsed, snippetClass, compilerHost::lastDeclarations)
+            symbols.declared(parsed, snippetClass)
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
         }

@@ -34,8 +34,8 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
         return keep
     }
 
-    /** The snippet committed last: after a [commit] that kept it, the one just evaluated. */
-    fun lastCommitted(): FirReplSnippetSymbol? = committed.lastOrNull()
+    /** The snippet compiled last and not yet committed or rolled back: the one about to be evaluated. */
+    fun lastPending(): FirReplSnippetSymbol? = pending.lastOrNull()
 
     fun rollback() {
         pending.clear()

@@ -15,9 +15,9 @@ public class SessionVars internal constructor(public val lines: List<String>) {
 }
 
 /**
- * The declarations of the session's earlier snippets that are visible now (the newest of each name), with their
- * declared types as the compiler resolved them, and the current value of each property (the first line of its
- * text, cut); the `:vars` of Kotlin notebooks. Outside a session it lists nothing.
+ * The session's declarations visible now (the newest of each name; the calling snippet's own last, its properties
+ * above the calling line), with their declared types as the compiler resolved them, and the current value of each
+ * property (the first line of its text, cut); the `:vars` of Kotlin notebooks. Outside a session it lists nothing.
  */
 public fun vars(): SessionVars = SessionVars(SessionDeclarations.ofCallerOrNull()?.listing().orEmpty())
 
