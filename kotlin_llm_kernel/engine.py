@@ -65,7 +65,7 @@ class CompletionItem:
 
 @dataclass(frozen=True)
 class Completion:
-    """Completions replacing ``code[start:end]`` (code point offsets); ``items`` are empty when matches are names only."""
+    """Completions replacing ``code[start:end]`` (code point offsets); ``items`` empty: the matches are names only."""
 
     matches: list[str]
     start: int

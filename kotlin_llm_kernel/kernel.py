@@ -24,6 +24,7 @@ from traitlets import observe
 from . import __version__, early
 from .cell_output import Cell, CellOutput
 from .completeness import check
+from .console_exit import ask_exit_payload, exit_word
 from .engine import Completion, EngineSession, Execution, kotlin_version
 from .events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
 from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
@@ -317,6 +318,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             self._send_stream("stderr", code_notice)
         if not code.strip():  # an empty cell is not a snippet
             return self._reply_ok()
+        if (word := exit_word(code)) is not None and not await self._declares(word):
+            return {**self._reply_ok(), "payload": [ask_exit_payload()]}  # nothing runs: the console ends
         if silent:  # silent requests do not count, but a snippet needs a number of its own
             self.execution_count += 1
         number = self.execution_count
@@ -334,6 +337,18 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             message = f"snippet{number}.kts could not be run: {type(error).__name__}: {error}"
             return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, budget, number, silent)
+
+    async def _declares(self, name: str) -> bool:
+        """Whether the session's snippets declared ``name`` (a ``val exit``, a ``fun quit()``): its own wins over
+        ending the console. A session that did not start declared nothing."""
+        session = await self._started_session()
+        if session is None:
+            return False
+        try:
+            return await asyncio.wrap_future(self._worker.submit(session.inspect, name, 0)) is not None
+        except Exception as error:  # noqa: BLE001 - the engine could not tell: the console's meaning wins
+            self.log.warning("could not look up %s: %s", name, error)
+            return False
 
     def _busy_error(self) -> Error | None:
         """The error of a cell submitted while a snippet that did not stop when interrupted still runs."""
@@ -473,8 +488,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if found.items:
             # JupyterLab shows each match's type and signature from this (IPython's name for it)
             metadata["_jupyter_types_experimental"] = [
-                {"start": found.start, "end": found.end, "text": item.text, "type": item.type, "signature": item.signature}
-                for item in found.items
+                {"start": found.start, "end": found.end, "text": i.text, "type": i.type, "signature": i.signature}
+                for i in found.items
             ]
         return {
             "status": "ok",

@@ -99,3 +99,15 @@ def test_runs_on_jdk25_when_present(tmp_path: Path) -> None:
     )
     assert out.stdout.strip() == "42", out.stderr
     assert "WARNING" not in out.stderr, out.stderr
+
+
+def test_magics_and_vars_in_the_python_api() -> None:
+    with ScriptSession(greeting="Hello", options=SessionOptions(echo=False)) as session:
+        error = session.execute(":help")
+        assert isinstance(error, Error) and error.phase == "COMPILATION"
+        assert error.evalue == (
+            f"snippet{session.last_snippet_number}.kts:1:1: error: `:help` is a REPL command of JetBrains' Kotlin "
+            "kernel; this kernel has no commands"
+        )
+        session.execute("val names = mutableListOf(greeting)")
+        assert session.execute("vars()").text == ('val greeting: String\nval names: MutableList<String> = ["Hello"]')

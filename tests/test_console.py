@@ -1,9 +1,10 @@
-"""`jupyter console --kernel kotlin-llm` in a pseudo-terminal: multi-line input and an error."""
+"""`jupyter console --kernel kotlin-llm` in a pseudo-terminal: multi-line input, an error, and `exit`."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 
 import pexpect
 import pytest
@@ -19,8 +20,7 @@ def prompt(kind: str, number: int) -> str:
 CONTINUATION = _ESC.join([r"\.\.\.", ":"])
 
 
-@pytest.fixture()
-def console() -> pexpect.spawn:
+def start_console() -> pexpect.spawn:
     env = dict(os.environ, TERM="xterm", COLUMNS="200", LINES="50")
     child = pexpect.spawn(
         sys.executable,
@@ -39,6 +39,12 @@ def console() -> pexpect.spawn:
     )
     child.logfile_read = open(os.environ.get("KOTLIN_LLM_CONSOLE_LOG", os.devnull), "w")
     child.expect(prompt("In", 1))
+    return child
+
+
+@pytest.fixture()
+def console() -> Iterator[pexpect.spawn]:
+    child = start_console()
     yield child
     child.sendcontrol("d")  # end of input; the console asks to confirm
     child.expect("exit")
@@ -60,3 +66,14 @@ def test_multi_line_function_and_error(console: pexpect.spawn) -> None:
     console.sendline("val broken: String = 1")
     console.expect(r"snippet3\.kts:1:\d+: error: Initializer type mismatch")
     console.expect(prompt("In", 4))
+
+
+@pytest.mark.parametrize("word", ["exit", "quit()"])
+def test_exit_ends_the_console(word: str) -> None:
+    child = start_console()
+    child.sendline("val kept = 1")
+    child.expect(prompt("In", 2))
+    child.sendline(word)  # the reply's ask_exit payload: the console ends, and shuts its kernel down
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    assert child.exitstatus == 0

@@ -114,6 +114,7 @@ public class ScriptSession internal constructor(
         ExitWatch.listen(id) { exit, number -> host?.let { tellExit(it, exit, number) } == true }
         scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
         display.opened()
+        symbols.opened()
         thread = startThread()
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
@@ -232,6 +233,7 @@ public class ScriptSession internal constructor(
         OutputRouting.current.set(host)
         display.bindToCurrentThread()
         scope.bindToCurrentThread()
+        symbols.bindToCurrentThread()
         while (true) {
             val task = try {
                 tasks.take()
@@ -344,6 +346,7 @@ public class ScriptSession internal constructor(
         UncaughtErrors.unregister(threadErrors)
         ExitWatch.stopListening(id)
         display.closed()
+        symbols.closed()
         ProvidedProperties.unregister(id)
     }
 

@@ -117,6 +117,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "org.kotlinllm.script.runtime.USE",
             // stdin: a password prompt (plain reads of System.in need no import)
             "org.kotlinllm.script.runtime.readPassword",
+            // the session's declarations with their types, like the `:vars` of Kotlin notebooks
+            "org.kotlinllm.script.runtime.vars",
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
@@ -268,6 +270,12 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun discard(compiled: Compilation.Compiled) {
         forget(compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>)
     }
+
+    /** The signatures of what the snippet compiled last declares, by name (see [DeclaredTypes]); before it is evaluated. */
+    fun compiledDeclarations(): Map<String, List<String>> = history.lastPending()?.let(DeclaredTypes::signatures).orEmpty()
+
+    /** The JVM name of [compiled]'s class. */
+    fun className(compiled: Compilation.Compiled): String? = (compiled.snippet.get() as? KJvmCompiledScript)?.scriptClassFQName
 
     /** The class of the last snippet evaluated, whose class loader sees every earlier snippet. */
     fun lastEvaluatedClass(): Class<*>? = evaluator.lastEvaluatedSnippet?.get()?.result?.scriptClass?.java

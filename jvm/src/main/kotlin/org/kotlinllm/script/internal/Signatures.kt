@@ -17,7 +17,6 @@ import org.jetbrains.kotlin.fir.symbols.impl.FirVariableSymbol
 import org.jetbrains.kotlin.fir.types.ConeKotlinType
 import org.jetbrains.kotlin.fir.types.arrayElementType
 import org.jetbrains.kotlin.fir.types.coneType
-import org.jetbrains.kotlin.fir.types.renderReadable
 
 /**
  * Declarations of the K2 frontend rendered as a Kotlin developer writes their headers, with short type names:
@@ -38,7 +37,7 @@ internal object Signatures {
         }
     }.getOrElse { "" }
 
-    fun type(type: ConeKotlinType): String = SnippetNames.clean(type.renderReadable())
+    fun type(type: ConeKotlinType): String = DeclaredTypes.render(type)
 
     /** `times: Int = …`, as a parameter is written (its default value left out). */
     fun parameter(symbol: FirValueParameterSymbol): String = buildString {

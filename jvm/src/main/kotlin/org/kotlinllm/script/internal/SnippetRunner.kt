@@ -88,6 +88,8 @@ internal class SnippetRunner(
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
         val parsed = parser.parse(fileName, code)
+        val magics = NotebookMagics.diagnostics(parsed)
+        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, parsed.source, magics))
         if (parsed.syntaxErrors.isNotEmpty()) {
             return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
         }
@@ -181,6 +183,7 @@ internal class SnippetRunner(
             .filter { it.severity == Severity.WARNING }
             .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
+        symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
         val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
         if (evaluation !is Evaluation.Broken) {
             limitations.declared(parsed)

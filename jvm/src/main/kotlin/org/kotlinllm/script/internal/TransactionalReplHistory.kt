@@ -47,6 +47,9 @@ internal class TransactionalReplHistory : FirReplHistoryProvider() {
         }
     }
 
+    /** The snippet compiled last and not yet committed or rolled back: the one about to be evaluated. */
+    fun lastPending(): FirReplSnippetSymbol? = pending.lastOrNull()
+
     fun rollback() {
         pending.clear()
     }
