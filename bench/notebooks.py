@@ -115,9 +115,19 @@ class NotebookKernel:
         self._track()
 
     @property
+    def client(self) -> BlockingKernelClient:
+        """The started kernel's client, for requests other than a cell's (bench/completion.py)."""
+        if self._client is None:
+            raise RuntimeError("the kernel is not running")
+        return self._client
+
+    @property
     def pid(self) -> int | None:
         """The kernel process's id, while it runs."""
         return self._manager.provisioner.pid if self._manager and self._manager.provisioner else None  # type: ignore[attr-defined]
+
+    def alive(self) -> bool:
+        return self._manager is not None and self._manager.is_alive()
 
     def _track(self) -> None:
         pid = self._manager.provisioner.pid if self._manager and self._manager.provisioner else None  # type: ignore[attr-defined]
