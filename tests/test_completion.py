@@ -203,7 +203,7 @@ CASES = [
     case(
         "ages.ge",
         first=["get", "getOrDefault", "getOrElse"],
-        types={"get": ("function", "fun get(key: String): Int?")},
+        types={"get": ("function", "operator fun get(key: String): Int?")},
         id="map-get",
     ),
     case(
@@ -349,7 +349,7 @@ CASES = [
     case(
         'greet("a", ti',
         first=["times = "],
-        types={"times = ": ("parameter", "times: Int = …")},
+        types={"times = ": ("parameter", "times: Int = 1")},
         id="named-argument-session-function",
     ),
     case("p.copy(ag", first=["age = ", "ages"], id="named-argument-copy"),
@@ -371,7 +371,7 @@ CASES = [
     case(
         "gre",
         first=["greet"],
-        types={"greet": ("function", "fun greet(name: String, times: Int = …): String")},
+        types={"greet": ("function", "fun greet(name: String, times: Int = 1): String")},
         id="session-function",
     ),
     case("pri", first=["print", "println", "private"], id="imported-functions-then-keyword"),
@@ -471,7 +471,7 @@ def test_the_types_metadata(kc: Any) -> None:
             "text": "joinTo",
             "type": "function",
             "signature": (
-                "fun <T, A: Appendable> Iterable<T>.joinTo(buffer: A, separator: CharSequence = …,"
+                "fun <T, A : Appendable> Iterable<T>.joinTo(buffer: A, separator: CharSequence = …,"
                 " prefix: CharSequence = …, postfix: CharSequence = …, limit: Int = …, truncated: CharSequence = …,"
                 " transform: ((T) -> CharSequence)? = …): A"
             ),

@@ -28,6 +28,7 @@ class KotlinKernelConformance(jkt.KernelTests):
     ]
     code_clear_output = "clearOutput()"
     completion_samples: ClassVar[list[dict[str, object]]] = [{"text": "printl", "matches": {"println"}}]
+    code_inspect_sample = "println("  # Shift+Tab inside the parentheses: println's overloads
     complete_code_samples: ClassVar[list[str]] = ["1 + 1", "fun f() = 1", 'val s = """a\n${1}"""']
     incomplete_code_samples: ClassVar[list[str]] = ["fun f() {", "listOf(1,", 'val s = """a', "x +"]
     invalid_code_samples: ClassVar[list[str]] = ["1 + 1)", "}"]

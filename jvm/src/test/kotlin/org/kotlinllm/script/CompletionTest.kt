@@ -4,6 +4,7 @@ import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
@@ -73,15 +74,18 @@ class CompletionTest {
 
     @Test
     fun `completion answers while a snippet runs`() {
-        val running = session.executeAsync("org.kotlinllm.script.CompletionTest.running.countDown()\nThread.sleep(3_000)\n1")
+        // the snippet runs until the completion has answered: a completion waiting for it would time out
+        val running = session.executeAsync(
+            "org.kotlinllm.script.CompletionTest.running.countDown()\norg.kotlinllm.script.CompletionTest.release.await()\n1",
+        )
         try {
-            // the compiler's lock is held only while the snippet compiles, not while it runs
             assertTrue(Companion.running.await(60, TimeUnit.SECONDS), "the snippet did not start")
-            val items = items("shoppingList.fi")
-            assertFalse(running.isDone, "the completion waited for the snippet to end")
+            val items = CompletableFuture.supplyAsync { items("shoppingList.fi") }.get(60, TimeUnit.SECONDS)
+            assertFalse(running.isDone)
             assertTrue(items.any { it.text == "first" }, items.toString())
         } finally {
-            running.get(30, TimeUnit.SECONDS)
+            release.countDown()
+            running.get(60, TimeUnit.SECONDS)
         }
     }
 
@@ -93,8 +97,22 @@ class CompletionTest {
             session.inspect("shoppingList.size", 4),
         )
         assertEquals("val size: Int\n\nmember of kotlin.collections.MutableList", session.inspect("shoppingList.size", 15))
-        assertEquals("inline fun println(message: Int): Unit\n\nin kotlin.io", session.inspect("println(1)", 3))
+        assertEquals(PRINTLN, session.inspect("println(1)", 3))
+        // Shift+Tab just inside the parentheses inspects the function called
+        assertTrue(session.inspect("println()", 8).orEmpty().startsWith("inline fun println()\n\nin kotlin.io"))
         assertNull(session.inspect("unknownName", 3))
+    }
+
+    @Test
+    fun `inspection shows the KDoc of the standard library, from its sources bundled beside the engine`() {
+        val map = session.inspect("listOf(1).map { it }", 11).orEmpty()
+        assertTrue(
+            map.startsWith(
+                "inline fun <T, R> Iterable<T>.map(transform: (T) -> R): List<R>\n\ntype: List<Int>\n\nin kotlin.collections\n\n",
+            ),
+            map,
+        )
+        assertTrue("Returns a list containing the results of applying the given [transform] function" in map, map)
     }
 
     @Test
@@ -104,8 +122,16 @@ class CompletionTest {
     }
 
     companion object {
+        /** `println(1)` inspected: the overload the call picks, its package and its KDoc from the bundled sources. */
+        const val PRINTLN = "inline fun println(message: Int)\n\nin kotlin.io\n\n" +
+            "Prints the given [message] and the line separator to the standard output stream."
+
         /** Counted down by the snippet of `completion answers while a snippet runs` once it runs. */
         @JvmField
         val running = CountDownLatch(1)
+
+        /** Counted down by that test once its completion has answered, to let the snippet end. */
+        @JvmField
+        val release = CountDownLatch(1)
     }
 }

@@ -34,7 +34,13 @@ internal class Completer(
     }
 
     fun inspect(code: String, cursor: Int): String? {
-        val at = cursor.coerceIn(0, code.length)
+        var at = cursor.coerceIn(0, code.length)
+        // just inside a call's parentheses (`println(|`, where Shift+Tab is pressed): the function called
+        if (at > 0 && !isIdentifierPart(code[at - 1]) && (at == code.length || !isIdentifierPart(code[at]))) {
+            var before = at
+            while (before > 0 && code[before - 1] == ' ') before--
+            if (before > 0 && code[before - 1] == '(') at = before - 1
+        }
         var start = at
         while (start > 0 && isIdentifierPart(code[start - 1])) start--
         var end = at

@@ -26,9 +26,9 @@ import org.jetbrains.kotlin.fir.types.ConeClassLikeType
 import org.jetbrains.kotlin.fir.types.ConeKotlinType
 import org.jetbrains.kotlin.fir.types.FirResolvedTypeRef
 import org.jetbrains.kotlin.fir.types.coneType
+import org.jetbrains.kotlin.fir.types.hasError
 import org.jetbrains.kotlin.fir.types.resolvedType
 import org.jetbrains.kotlin.fir.visitors.FirVisitorVoid
-import org.jetbrains.kotlin.kdoc.psi.api.KDoc
 import org.jetbrains.kotlin.psi.KtDeclaration
 import org.jetbrains.kotlin.psi.KtNamedDeclaration
 
@@ -47,7 +47,7 @@ internal class Inspected(
 @OptIn(SymbolInternals::class)
 internal object FirInspection {
 
-    fun inspect(probe: ResolvedProbe, offset: Int): Inspected? {
+    fun inspect(probe: ResolvedProbe, offset: Int, libraryDocs: LibraryDocs): Inspected? {
         val finder = Finder(offset, probe.session)
         probe.file.accept(finder)
         val found = finder.best ?: return null
@@ -57,10 +57,11 @@ internal object FirInspection {
         val text = buildString {
             append(symbols.joinToString("\n") { Signatures.of(it) })
             val declaredType = (first as? FirCallableSymbol<*>)?.let { runCatching { Signatures.type(it.resolvedReturnType) }.getOrNull() }
-            val type = found.type?.let { runCatching { Signatures.type(it) }.getOrNull() }
+            // an unfinished call's type (`listOf(1).map` without its lambda) has errors: not shown
+            val type = found.type?.takeIf { !it.hasError() }?.let { runCatching { Signatures.type(it) }.getOrNull() }
             if (symbols.size == 1 && type != null && type != declaredType && type != "Unit") append("\n\ntype: ").append(type)
             where(first)?.let { append("\n\n").append(it) }
-            kdoc(first)?.let { append("\n\n").append(it) }
+            (kdoc(first) ?: libraryDocs.of(first))?.let { append("\n\n").append(it) }
         }
         val sessionName = first.takeIf { isSessionDeclaration(it) }?.let { name(it) }
         return Inspected(text, sessionName)
@@ -99,14 +100,10 @@ internal object FirInspection {
         }
     }
 
-    /** The declaration's KDoc when its source is at hand (the cells' declarations), without the comment's stars. */
+    /** The KDoc of a declaration whose source is at hand (the cells' declarations), without the comment's stars. */
     private fun kdoc(symbol: FirBasedSymbol<*>): String? {
         val psi = ((symbol.fir as? FirDeclaration)?.source as? KtPsiSourceElement)?.psi as? KtDeclaration ?: return null
-        val doc: KDoc = psi.docComment ?: return null
-        return doc.text.removePrefix("/**").removeSuffix("*/").lines()
-            .map { it.trim().removePrefix("*").trim() }
-            .dropWhile { it.isEmpty() }.dropLastWhile { it.isEmpty() }
-            .joinToString("\n").ifEmpty { null }
+        return psi.docComment?.let { LibraryDocs.clean(it.text) }?.ifEmpty { null }
     }
 
     private class Found(val length: Int, val symbols: List<FirBasedSymbol<*>>, val type: ConeKotlinType?)

@@ -145,6 +145,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     private val lock = ReentrantLock()
     private val completionProbe = CompletionProbe(state, history, memory)
     private val firCompletion = FirCompletion(history)
+    private val libraryDocs = LibraryDocs(state.project)
 
     /**
      * The syntax tree of the snippet being compiled, held until its compilation ends. The compiler parses each snippet
@@ -305,7 +306,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         probe(text, waitMillis) { firCompletion.candidates(it, prefix) }
 
     /** What the name at [offset] of [text] refers to, resolved as the next snippet (see [complete]). */
-    fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = probe(text, waitMillis) { FirInspection.inspect(it, offset) }
+    fun inspect(
+        text: String,
+        offset: Int,
+        waitMillis: Long,
+    ): Inspected? = probe(text, waitMillis) { FirInspection.inspect(it, offset, libraryDocs) }
 
     private fun <T> probe(text: String, waitMillis: Long, read: (ResolvedProbe) -> T): T? {
         if (!lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) return null
