@@ -210,16 +210,23 @@ def test_complete_members(kc: Any) -> None:
     assert reply["metadata"]["kotlin_llm"]["source"] == "types", reply["metadata"]
     assert "length" in reply["matches"]
     length = next(item for item in reply["metadata"]["_jupyter_types_experimental"] if item["text"] == "length")
-    assert length == {"start": len(code) - 3, "end": len(code), "text": "length", "type": "property", "signature": "val length: Int"}
+    start = len(code) - 3
+    expected = {"start": start, "end": start + 3, "text": "length", "type": "property", "signature": "val length: Int"}
+    assert length == expected
     assert reply["cursor_start"] == len(code) - 3
 
 
 def test_inspect(kc: Any) -> None:
-    execute(kc, "fun inspectedFunction(x: Int): String = x.toString()")
+    declared = execute(kc, "fun inspectedFunction(x: Int): String = x.toString()")
     code = "inspectedFunction(1)"
     reply = request(kc, "inspect_request", code=code, cursor_pos=3, detail_level=0)["content"]
     assert reply["status"] == "ok" and reply["found"]
-    assert "inspectedFunction" in reply["data"]["text/plain"]
+    text = reply["data"]["text/plain"]
+    assert text == f"fun inspectedFunction(x: Int): String\n\ndeclared in {snippet(declared)}", text
+    inside = request(kc, "inspect_request", code="println()", cursor_pos=8, detail_level=0)["content"]
+    assert inside["data"]["text/plain"] == (
+        "inline fun println()\n\nin kotlin.io\n\nPrints the line separator to the standard output stream."
+    )
     missing = request(kc, "inspect_request", code="  ", cursor_pos=1, detail_level=0)["content"]
     assert missing["status"] == "ok" and not missing["found"]
 
