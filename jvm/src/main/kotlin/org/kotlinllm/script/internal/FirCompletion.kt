@@ -392,16 +392,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             val arguments = path.getOrNull(at - 1) as? FirArgumentList ?: return
             val call = path.getOrNull(at - 2) as? FirFunctionCall ?: return
             if (call.argumentList !== arguments) return
-            val callee = call.calleeReference
-            val functions: List<FirBasedSymbol<*>> = when (callee) {
-                is FirResolvedNamedReference -> listOf(callee.resolvedSymbol)
-                is FirErrorNamedReference -> when (val diagnostic = callee.diagnostic) {
-                    is ConeDiagnosticWithSingleCandidate -> listOf(diagnostic.candidateSymbol)
-                    is ConeDiagnosticWithCandidates -> diagnostic.candidateSymbols.toList()
-                    else -> emptyList()
-                }
-                else -> emptyList()
-            }
+            val functions = call.calleeReference.referencedSymbols()
             // the arguments already named in the call's text are not offered again
             val psi = (call.source as? KtPsiSourceElement)?.psi
             val callElement = (psi as? KtQualifiedExpression)?.selectorExpression ?: psi

@@ -14,6 +14,7 @@ import org.jetbrains.kotlin.fir.expressions.FirQualifiedAccessExpression
 import org.jetbrains.kotlin.fir.expressions.FirResolvedQualifier
 import org.jetbrains.kotlin.fir.moduleData
 import org.jetbrains.kotlin.fir.references.FirErrorNamedReference
+import org.jetbrains.kotlin.fir.references.FirReference
 import org.jetbrains.kotlin.fir.references.FirResolvedNamedReference
 import org.jetbrains.kotlin.fir.resolve.diagnostics.ConeDiagnosticWithCandidates
 import org.jetbrains.kotlin.fir.resolve.diagnostics.ConeDiagnosticWithSingleCandidate
@@ -127,7 +128,9 @@ internal object FirInspection {
             when (element) {
                 is FirResolvedQualifier -> consider(element.source, { listOfNotNull(element.qualifierSymbol) }, { null })
                 // a bare name's reference has a fake source (the expression's own): accepted, the smallest wins
-                is FirQualifiedAccessExpression -> consider(element.calleeReference.source ?: element.source, { referenced(element) }, {
+                is FirQualifiedAccessExpression -> consider(element.calleeReference.source ?: element.source, {
+                    element.calleeReference.referencedSymbols()
+                }, {
                     runCatching { element.resolvedType }.getOrNull()
                 })
                 is FirResolvedTypeRef -> consider(element.source, {
@@ -145,21 +148,21 @@ internal object FirInspection {
             element.acceptChildren(this)
             if (element is FirReplSnippet) element.evalFunctionSymbol.fir.accept(this)
         }
-
-        private fun referenced(expression: FirQualifiedAccessExpression): List<FirBasedSymbol<*>> =
-            when (val callee = expression.calleeReference) {
-                is FirResolvedNamedReference -> listOf(callee.resolvedSymbol)
-                is FirErrorNamedReference -> when (val diagnostic = callee.diagnostic) {
-                    is ConeDiagnosticWithSingleCandidate -> listOf(diagnostic.candidateSymbol)
-                    is ConeDiagnosticWithCandidates -> diagnostic.candidateSymbols.toList()
-                    else -> emptyList()
-                }
-                else -> emptyList()
-            }
     }
 
     private const val MAX_OVERLOADS = 8
 
     /** The probe's own file (see [CompletionProbe]). */
     private const val PROBE_FILE = "snippet0.kts"
+}
+
+/** What a reference refers to: its symbol, or the candidates of a call that did not resolve to one (overloads). */
+internal fun FirReference.referencedSymbols(): List<FirBasedSymbol<*>> = when (this) {
+    is FirResolvedNamedReference -> listOf(resolvedSymbol)
+    is FirErrorNamedReference -> when (val diagnostic = diagnostic) {
+        is ConeDiagnosticWithSingleCandidate -> listOf(diagnostic.candidateSymbol)
+        is ConeDiagnosticWithCandidates -> diagnostic.candidateSymbols.toList()
+        else -> emptyList()
+    }
+    else -> emptyList()
 }
