@@ -43,6 +43,8 @@ CHROMIUM_ARGS = [
 _USER_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    # the completer's documentation panel shows what inspect_request gives for the selected match
+    "@jupyterlab/completer-extension/manager.jupyterlab-settings": {"showDocumentationPanel": True},
 }
 
 

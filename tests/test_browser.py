@@ -46,8 +46,15 @@ CELLS = [
     'DISPLAY(HTML("first"), "d1")',
     'UPDATE_DISPLAY(HTML("second"), "d1")',
     'val name = readLine()\n"Hello, $name"',
+    "listOf(1).ma",
 ]
-PLAIN, HTML_CELL, IMAGE, DISPLAYED, UPDATE, READ_LINE = range(len(CELLS))
+PLAIN, HTML_CELL, IMAGE, DISPLAYED, UPDATE, READ_LINE, COMPLETED = range(len(CELLS))
+# Asks the notebook's kernel for a completion through Lab's own connection and waits for the reply.
+WARM_COMPLETION = """async code => {
+    const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    const reply = await kernel.requestComplete({code, cursor_pos: code.length});
+    return reply.content.matches.length;
+}"""
 
 NEEDS_DISPLAY = "needs the display API: HTML, DISPLAY, UPDATE_DISPLAY and image results (branch rich-display)"
 NEEDS_STDIN = "needs readLine() through input_request (branch rich-stdin)"
@@ -190,3 +197,29 @@ def test_read_line(nb: Notebook, features: Features) -> None:
     echo = nb.cell(READ_LINE).locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]')
     expect(echo).to_have_text([re.compile(r"(^|\s)Ada\s*$")])
     expect(box).to_have_count(0)
+
+
+def test_completion_shows_kotlin_types(nb: Notebook) -> None:
+    """Tab at the end of `listOf(1).ma`: Lab's completer lists the extensions of `List<Int>` with their kinds, and its
+    documentation panel shows the selected one's signature and KDoc (Lab asks inspect_request for it).
+
+    Lab drops a provider's answer after its `providerTimeout` (1 s): a fresh kernel's first completion (~1.2 s, the
+    standard library read) is asked for over Lab's connection first, as a user's first Tab would."""
+    assert nb.page.evaluate(WARM_COMPLETION, "listOf(1).ma") > 0
+    editor = nb.cell(COMPLETED).locator(".cm-content")
+    editor.click()
+    expect(nb.page.locator(".jp-Notebook.jp-mod-editMode")).to_have_count(1)
+    nb.page.keyboard.press("End")
+    nb.page.keyboard.press("Tab")
+    completer = nb.page.locator(".jp-Completer")
+    expect(completer).to_be_visible(timeout=CELL_TIMEOUT_MS)
+    items = completer.locator(".jp-Completer-item")
+    expect(items.first.locator(".jp-Completer-match")).to_have_text("map")
+    expect(items.nth(1).locator(".jp-Completer-match")).to_have_text("mapIndexed")
+    expect(items.first.locator(".jp-Completer-typeExtended")).to_have_text("function")
+    docs = completer.locator(".jp-Completer-docpanel")
+    signature = "inline fun <T, R> Iterable<T>.map(transform: (T) -> R): List<R>"
+    expect(docs).to_contain_text(signature, timeout=CELL_TIMEOUT_MS)
+    expect(docs).to_contain_text("Returns a list containing the results of applying the given [transform] function")
+    nb.page.keyboard.press("Escape")
+    expect(completer).to_be_hidden()
