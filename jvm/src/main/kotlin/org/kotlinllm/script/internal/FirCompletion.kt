@@ -240,7 +240,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             for (import in imports()) {
                 if (import.isAllUnder) {
                     for (callable in libraryCallables(import.fqName)) {
-                        if (callable.isExtension == extensions && matches(callable.name)) yield(callable.symbol)
+                        if (callable.isExtension == extensions) yield(callable.symbol)
                     }
                 } else if (matches(import.fqName.shortName())) {
                     for (symbol in provider.getTopLevelCallableSymbols(import.fqName.parent(), import.fqName.shortName())) {
@@ -254,8 +254,9 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
         }
 
         /**
-         * The public top-level callables of package [pkg] in the session's libraries, kept between probes (library
-         * symbols belong to the libraries' sessions, which live as long as the compiler) until a library is added.
+         * The public top-level callables of package [pkg] in the session's libraries whose names match, each name read
+         * once and kept between probes (library symbols belong to the libraries' sessions, which live as long as the
+         * compiler) until a library is added: a first completion with a prefix reads only the names it needs.
          */
         private fun libraryCallables(pkg: FqName): List<LibraryCallable> {
             val libraries = session.moduleData.dependencies.size
@@ -265,9 +266,11 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                 libraryDeprecations.clear()
                 libraryModules = libraries
             }
-            return libraryCache.getOrPut(pkg) {
-                val provider = session.symbolProvider
-                provider.symbolNamesProvider.getTopLevelCallableNamesInPackage(pkg).orEmpty().flatMap { name ->
+            val provider = session.symbolProvider
+            val byName = libraryCache.getOrPut(pkg) { HashMap() }
+            val names = provider.symbolNamesProvider.getTopLevelCallableNamesInPackage(pkg).orEmpty()
+            return names.filter(::matches).flatMap { name ->
+                byName.getOrPut(name) {
                     provider.getTopLevelCallableSymbols(pkg, name)
                         .filter { it.moduleData.session !== session && isPublic(it) && deprecation(it) != DeprecationLevelValue.HIDDEN }
                         .map { LibraryCallable(it, name, it.resolvedReceiverType != null) }
@@ -492,7 +495,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
 
     private class LibraryCallable(val symbol: FirCallableSymbol<*>, val name: Name, val isExtension: Boolean)
 
-    private val libraryCache = HashMap<FqName, List<LibraryCallable>>()
+    private val libraryCache = HashMap<FqName, HashMap<Name, List<LibraryCallable>>>()
     private val librarySignatures = HashMap<FirBasedSymbol<*>, String>()
     private val libraryDeprecations = HashMap<FirBasedSymbol<*>, Optional<DeprecationLevelValue>>()
     private var libraryModules = -1
