@@ -50,12 +50,10 @@ from completion_report import (
     render,
     replace_section,
 )
-from kernels import ANCHOR_KERNEL, OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs
+from environment import BENCH_DIR, REPO
+from kernels import KERNEL_NAMES, OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs
 from notebooks import NotebookKernel
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
-KERNEL_NAMES = {OURS: OURS_KERNEL, ANCHOR: ANCHOR_KERNEL}
 Reply = tuple[float, dict[str, Any]]  # (time.monotonic() at arrival, the message)
 
 

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import psutil
 
+#: This folder, and the repository whose code is measured.
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+
 #: Variables that would give one kernel a different JDK or JVM options than its defaults; the benchmark drops them
 #: so that both kernels and the floor run on the same JDK (``JAVA_HOME``, else ``java`` on ``PATH``) as shipped.
 DROPPED_VARIABLES = (

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import environment
 from compatibility import OK, Cell
+from environment import BENCH_DIR, REPO
 from kernels import OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs
 from measure import tree_usage
 from notebooks import NotebookKernel
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 MB = 1_000_000
 
 

@@ -20,12 +20,15 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import KernelManager
 
+from compatibility import ANCHOR, OURS
 from measure import ProcessTracker, Sample, StartRecord, thread_cpu, tree_usage
 from sequence import CellOutcome, CellTimeout, run_cells
 from workload import Workload
 
 OURS_KERNEL = "kotlin-llm"
 ANCHOR_KERNEL = "kotlin"
+#: The kernel of each kind of run.
+KERNEL_NAMES = {OURS: OURS_KERNEL, ANCHOR: ANCHOR_KERNEL}
 
 #: How long the kernel may take to acknowledge a shutdown_request before it is killed.
 SHUTDOWN_WAIT_SECONDS = 10.0

@@ -28,9 +28,10 @@ from anchor import ensure_anchor
 from compatibility import ANCHOR, ERROR, OK, OURS, TIMEOUT, Cell, CellResult, Comparison, NotebookRun, error_line
 from compatibility import read_cells as read_notebook_cells
 from compatibility import render as render_report
+from environment import BENCH_DIR, REPO
 from kernels import (
-    ANCHOR_KERNEL,
     IOPUB_GRACE_SECONDS,
+    KERNEL_NAMES,
     OURS_KERNEL,
     SHUTDOWN_WAIT_SECONDS,
     KernelExecutor,
@@ -42,10 +43,6 @@ from kernels import (
 )
 from measure import ProcessTracker, tree_usage
 from sequence import CellTimeout
-
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
-KERNEL_NAMES = {OURS: OURS_KERNEL, ANCHOR: ANCHOR_KERNEL}
 
 #: After a cell timed out and the kernel was interrupted, how long its reply may take before the kernel is restarted.
 INTERRUPT_GRACE_SECONDS = 30.0

@@ -24,6 +24,7 @@ except ImportError:
 import environment
 from anchor import VERSION as ANCHOR_VERSION
 from anchor import AnchorInstall, ensure_anchor
+from environment import BENCH_DIR, REPO
 from floor import run_floor_start
 from kernels import (
     ANCHOR_KERNEL,
@@ -38,9 +39,6 @@ from kernels import (
 from measure import StartRecord, busy_cpu_seconds
 from report import KINDS, Comparison, render
 from workload import Workload
-
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 
 
 def _progress(message: str) -> None:

@@ -101,6 +101,11 @@ class CompletionTest {
         // Shift+Tab just inside the parentheses inspects the function called
         assertTrue(session.inspect("println()", 8).orEmpty().startsWith("inline fun println()\n\nin kotlin.io"))
         assertNull(session.inspect("unknownName", 3))
+        // a cell with Windows line ends: the offset counts both characters of each
+        assertEquals(
+            "val size: Int\n\nmember of kotlin.collections.MutableList",
+            session.inspect("\r\n".repeat(6) + "shoppingList.size", 26),
+        )
     }
 
     @Test

@@ -48,9 +48,9 @@ internal class Completer(
         if (start == end) return null
         val name = code.substring(start, end)
         val runner = runner()
-        val typed = runner?.inspect(code.replace("\r\n", "\n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
+        // line ends replaced one character for one: [start] is an offset into [code]
+        val typed = runner?.inspect(code.replace("\r\n", " \n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
         if (typed != null) return typed.text + valueOf(typed.sessionName)
-        if (runner != null && symbols.declaration(name) == null) return null
         val declaration = symbols.declaration(name) ?: return null
         return declaration.header + valueOf(name)
     }

@@ -1,6 +1,5 @@
 package org.kotlinllm.script.internal
 
-import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.cli.jvm.compiler.KotlinCoreEnvironment
 import org.jetbrains.kotlin.compiler.plugin.getCompilerExtensions
 import org.jetbrains.kotlin.config.CompilerConfiguration
@@ -25,8 +24,6 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvide
 import org.jetbrains.kotlin.scripting.definitions.ScriptPriorities
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
 import kotlin.script.experimental.host.ScriptingHostConfiguration
-
-private val logger = KotlinLogging.logger {}
 
 /** The K2 frontend's resolution of a probed text: its [file] resolved in [session], which sees the REPL history. */
 internal class ResolvedProbe(val session: FirSession, val scopeSession: ScopeSession, val file: FirFile)

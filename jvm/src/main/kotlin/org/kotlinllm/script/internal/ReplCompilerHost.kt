@@ -185,14 +185,11 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets), and with
      * [extraImports] among its default imports (see [ShadowingImports]).
      */
-    fun compile(source: SourceCode, extraClasspath: List<File> = emptyList(), extraImports: List<String> = emptyList()): Compilation {
-        lock.lock()
-        try {
-            return compileLocked(source, extraClasspath, extraImports)
-        } finally {
-            lock.unlock()
-        }
-    }
+    fun compile(
+        source: SourceCode,
+        extraClasspath: List<File> = emptyList(),
+        extraImports: List<String> = emptyList(),
+    ): Compilation = locked { compileLocked(source, extraClasspath, extraImports) }
 
     private fun compileLocked(source: SourceCode, extraClasspath: List<File>, extraImports: List<String>): Compilation {
         val previous = state.lastCompiledSnippet
@@ -273,7 +270,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     }
 
     /** The signatures of what the snippet compiled last declares, by name (see [DeclaredTypes]); before it is evaluated. */
-    fun compiledDeclarations(): Map<String, List<String>> = history.lastPending()?.let(DeclaredTypes::signatures).orEmpty()
+    fun compiledDeclarations(): Map<String, List<String>> = locked { history.lastPending()?.let(DeclaredTypes::signatures).orEmpty() }
 
     /** The JVM name of [compiled]'s class. */
     fun className(compiled: Compilation.Compiled): String? = (compiled.snippet.get() as? KJvmCompiledScript)?.scriptClassFQName
