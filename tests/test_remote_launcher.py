@@ -1,0 +1,315 @@
+"""The kernel as a Kubernetes pod runs it, on 127.0.0.1: gateway_provisioners plays the server.
+
+The pod's command is gateway_provisioners' own bootstrap-kernel.sh (from the installed package, as
+``jupyter image-bootstrap install`` puts it in the image), with the environment the provisioner's
+launch_kubernetes.py gives the pod (KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY, PORT_RANGE, KERNEL_CLASS_NAME, …, and
+KERNEL_LANGUAGE from the kernelspec's language) and the image's KERNEL_LAUNCHERS_DIR (deploy/kernel-launchers).
+The server side is jupyter_client's AsyncKernelManager with gateway_provisioners' DistributedProvisioner for the
+host 127.0.0.1: the RemoteProvisionerBase that the Kubernetes provisioner extends (its ResponseManager holds the
+key pair and decrypts the connection info; signals, polls and the shutdown go to the launcher's communication
+port), launching the command here instead of creating a pod. The kernelspec's language, interrupt mode and kernel
+class come from deploy/kernelspec, which `deploy/make-kernelspec.sh` generates with the provisioners' tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Coroutine, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psutil
+import pytest
+from jupyter_client.blocking.client import BlockingKernelClient
+
+from kernel_client import STARTUP_TIMEOUT, collect, execute, read_until, request, warm_up
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+GENERATED_SPEC = DEPLOY / "kernelspec" / "kotlin_llm_k8s" / "kernel.json"
+KERNEL_NAME = "kotlin-llm-remote"
+USER = "kotlin-llm-test"  # the provisioners refuse to start kernels for root
+#: Bounds on the waits, only there to catch hangs.
+CALL_TIMEOUT = 240
+EXIT_TIMEOUT = 60
+
+T = TypeVar("T")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _bootstrap_script() -> Path:
+    # found without importing gateway_provisioners, which reads its GP_ settings when imported
+    import importlib.util
+
+    spec = importlib.util.find_spec("gateway_provisioners")
+    assert spec is not None and spec.origin is not None, "gateway_provisioners is a test dependency"
+    return Path(spec.origin).parent / "kernel-launchers" / "bootstrap" / "bootstrap-kernel.sh"
+
+
+def _generated_kernel_class(spec: dict[str, Any]) -> str:
+    argv: list[str] = spec["argv"]
+    return argv[argv.index("--kernel-class-name") + 1]
+
+
+def _write_kernelspec(jupyter: Path, log_dir: Path) -> None:
+    """The generated kernelspec, with the pod's command in place of launch_kubernetes.py."""
+    generated = json.loads(GENERATED_SPEC.read_text(encoding="utf-8"))
+    pod_environment = [
+        # what launch_kubernetes.py puts in the pod's environment from its arguments
+        "KERNEL_ID={kernel_id}",
+        "RESPONSE_ADDRESS={response_address}",
+        "PUBLIC_KEY={public_key}",
+        "PORT_RANGE={port_range}",
+        "TRANSPORT_ENCRYPTION={transport_encryption}",
+        "KERNEL_SPARK_CONTEXT_INIT_MODE=none",
+        f"KERNEL_CLASS_NAME={_generated_kernel_class(generated)}",
+        "KERNEL_NAME=kotlin_llm_k8s",
+    ]
+    spec = {
+        "argv": ["env", *pod_environment, "bash", str(_bootstrap_script())],
+        "display_name": "Kotlin (LLM) as a pod, on 127.0.0.1",
+        "language": generated["language"],
+        "interrupt_mode": generated["interrupt_mode"],
+        "env": {
+            # the image's
+            "KERNEL_LAUNCHERS_DIR": str(DEPLOY / "kernel-launchers"),
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            # the pod's address here
+            "KOTLIN_LLM_KERNEL_IP": "127.0.0.1",
+            "KERNEL_USERNAME": USER,
+            # no background archive helper outliving the test
+            "KOTLIN_LLM_CDS": "0",
+        },
+        "metadata": {
+            "supported_encryption": generated["metadata"]["supported_encryption"],
+            "kernel_provisioner": {
+                "provisioner_name": "distributed-provisioner",
+                "config": {"remote_hosts": ["127.0.0.1"], "launch_timeout": STARTUP_TIMEOUT},
+            },
+        },
+    }
+    directory = jupyter / "kernels" / KERNEL_NAME
+    directory.mkdir(parents=True)
+    (directory / "kernel.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
+
+
+class Loop:
+    """An asyncio loop on its own thread: the provisioner's response manager polls its socket from it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="provisioner-loop", daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = CALL_TIMEOUT) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=EXIT_TIMEOUT)
+        self.loop.close()
+
+
+@dataclass
+class Remote:
+    loop: Loop
+    km: Any
+    kc: BlockingKernelClient
+    log_dir: Path
+
+    def kernel_processes(self) -> list[psutil.Process]:
+        """The pod's processes: the bootstrap script and all it started."""
+        root = psutil.Process(self.km.provisioner.local_proc.pid)
+        return [root, *root.children(recursive=True)]
+
+    def launcher(self) -> psutil.Process:
+        return psutil.Process(self.km.provisioner.pid)
+
+    def connect(self) -> None:
+        """A client of the kernel, once the kernel answers on shell and iopub (jupyter_client's wait_for_ready
+        would take a heartbeat not yet answered while the kernel starts for a dead kernel)."""
+        self.kc = BlockingKernelClient()
+        self.kc.load_connection_info(self.km.get_connection_info())
+        self.kc.start_channels()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while time.monotonic() < deadline:
+            msg_id = self.kc.kernel_info()
+            try:
+                while self.kc.get_shell_msg(timeout=deadline - time.monotonic())["parent_header"]["msg_id"] != msg_id:
+                    pass
+                self.kc.get_iopub_msg(timeout=2)  # its status: iopub is subscribed
+                return
+            except queue.Empty:
+                continue
+        raise AssertionError(f"the kernel did not answer in {STARTUP_TIMEOUT} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(self.log_dir.glob("*.log")))
+
+
+@pytest.fixture(scope="module")
+def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
+    base = tmp_path_factory.mktemp("remote")
+    jupyter, log_dir = base / "jupyter", base / "logs"
+    log_dir.mkdir()
+    _write_kernelspec(jupyter, log_dir)
+    saved = dict(os.environ)
+    # read when gateway_provisioners is imported: the response address on loopback, the kernels' logs here
+    os.environ |= {
+        "GP_RESPONSE_IP": "127.0.0.1",
+        "GP_RESPONSE_PORT": str(_free_port()),
+        "GP_KERNEL_LOG_DIR": str(log_dir),
+        "JUPYTER_PATH": f"{jupyter}{os.pathsep}{os.environ.get('JUPYTER_PATH', '')}",
+    }
+    from jupyter_client.manager import AsyncKernelManager
+
+    loop = Loop()
+
+    async def start() -> Any:
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+        await km.start_kernel()
+        return km
+
+    km = loop.run(start())
+    remote = Remote(loop, km, BlockingKernelClient(), log_dir)
+    try:
+        remote.connect()
+        warm_up(remote.kc)
+        yield remote
+    finally:
+        remote.kc.stop_channels()
+        try:
+            processes = remote.kernel_processes()
+        except (AttributeError, psutil.NoSuchProcess):  # shut down already
+            processes = []
+        if loop.run(km.is_alive()):
+            loop.run(km.shutdown_kernel(now=True))
+        psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
+        from gateway_provisioners.response_manager import ResponseManager
+
+        loop.run(_stop_response_manager(ResponseManager))
+        loop.close()
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+async def _stop_response_manager(manager: Any) -> None:
+    manager.instance().stop_response_manager()
+    manager.clear_instance()
+
+
+def _listening(process: psutil.Process) -> set[str]:
+    return {f"{c.laddr.ip}:{c.laddr.port}" for c in process.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
+
+
+def test_connection_info_came_from_the_launcher(remote: Remote) -> None:
+    provisioner = remote.km.provisioner
+    launcher = remote.launcher()
+    assert "kernel-launchers/python/scripts/launch_ipykernel.py" in " ".join(launcher.cmdline())
+    assert launcher.ppid() == provisioner.local_proc.pid, "started by the bootstrap script"
+    info = remote.km.get_connection_info()
+    assert info["ip"] == "127.0.0.1"
+    expected = {f"127.0.0.1:{info[name]}" for name in ("shell_port", "iopub_port", "stdin_port", "control_port")}
+    expected |= {f"127.0.0.1:{info['hb_port']}", f"127.0.0.1:{provisioner.comm_port}"}
+    listening = _listening(launcher)
+    assert expected <= listening, "the five ports and the communication port"
+    assert {address.split(":")[0] for p in remote.kernel_processes() for address in _listening(p)} == {"127.0.0.1"}
+
+
+def test_execute_with_streams(remote: Remote) -> None:
+    cell = execute(remote.kc, 'println("to stdout")\nSystem.err.println("to stderr")\nval n = 6\nn * 7')
+    assert cell.status == "ok", remote.log()
+    assert (cell.stdout, cell.stderr, cell.result) == ("to stdout\n", "to stderr\n", "42")
+
+
+def test_compilation_error(remote: Remote) -> None:
+    cell = execute(remote.kc, "asdf\nprintln(foo)")
+    name = f"snippet{cell.content['execution_count']}.kts"
+    assert cell.content["ename"] == "CompilationError"
+    assert "\n".join(cell.content["traceback"]) == (
+        f"{name}:1:1: error: Unresolved reference 'asdf'.\n  | <error>asdf</error>\n\n"
+        f"{name}:2:9: error: Unresolved reference 'foo'.\n  | println(<error>foo</error>)"
+    )
+
+
+def test_runtime_error(remote: Remote) -> None:
+    cell = execute(remote.kc, 'fun check(value: Int) = require(value > 0) { "value must be positive" }\ncheck(-1)')
+    name = f"snippet{cell.content['execution_count']}.kts"
+    assert cell.content["ename"] == "java.lang.IllegalArgumentException"
+    assert cell.content["evalue"] == "value must be positive"
+    assert f"at check({name}:1)" in "\n".join(cell.content["traceback"])
+
+
+def test_interrupt_through_the_communication_port(remote: Remote) -> None:
+    assert remote.km.kernel_spec.interrupt_mode == "signal", "the generated kernelspec's: the provisioner signals"
+    msg_id = remote.kc.execute('println("started")\nThread.sleep(60000)')
+    seen = read_until(remote.kc, msg_id, "started")
+    remote.loop.run(remote.km.interrupt_kernel())  # {"signum": 2} to the communication port
+    cell = collect(remote.kc, msg_id, seen=seen)
+    assert cell.content["ename"] == "java.lang.InterruptedException", cell.content
+    assert cell.kotlin_llm["interrupted"] is True
+    assert execute(remote.kc, "n").result == "6", "the session keeps its state"
+
+
+def test_idle_interrupt_is_harmless(remote: Remote) -> None:
+    remote.loop.run(remote.km.interrupt_kernel())
+    request(remote.kc, "kernel_info_request")  # the kernel's main thread has run the signal's handler by then
+    assert execute(remote.kc, "n + 1").result == "7"
+
+
+def test_restart_starts_a_new_launcher(remote: Remote) -> None:
+    before = remote.kernel_processes()
+    comm_port = remote.km.provisioner.comm_port
+    remote.kc.stop_channels()
+    remote.loop.run(remote.km.restart_kernel(now=False))
+    _, alive = psutil.wait_procs(before, timeout=EXIT_TIMEOUT)
+    assert alive == [], "the old launcher and its bootstrap script ended"
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", comm_port), timeout=5).close()
+    remote.connect()
+    assert remote.launcher().pid not in {p.pid for p in before}
+    cell = execute(remote.kc, "n")
+    assert cell.content["ename"] == "CompilationError", "a fresh session"
+    assert execute(remote.kc, '"after " + "restart"').result == "after restart"
+
+
+def test_shutdown_leaves_nothing_running(remote: Remote) -> None:
+    processes = remote.kernel_processes()
+    comm_port = remote.km.provisioner.comm_port
+    remote.kc.stop_channels()
+    remote.loop.run(remote.km.shutdown_kernel(now=False))
+    _, alive = psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
+    assert alive == [], [p.cmdline() for p in alive]
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", comm_port), timeout=5).close()
+    assert not remote.loop.run(remote.km.is_alive())
+
+
+def test_committed_kernelspec_is_the_tools_output(tmp_path: Path) -> None:
+    """deploy/kernelspec is what deploy/make-kernelspec.sh makes with `jupyter k8s-spec install` today."""
+    jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent))
+    assert jupyter is not None
+    env = os.environ | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", str(DEPLOY / "make-kernelspec.sh"), "--out", str(tmp_path)], env=env, check=True)
+    made = tmp_path / "kotlin_llm_k8s"
+    committed = GENERATED_SPEC.parent
+    assert sorted(p.relative_to(made).as_posix() for p in made.rglob("*")) == sorted(
+        p.relative_to(committed).as_posix() for p in committed.rglob("*")
+    )
+    for made_file in (p for p in made.rglob("*") if p.is_file()):
+        assert made_file.read_bytes() == (committed / made_file.relative_to(made)).read_bytes(), made_file.name
