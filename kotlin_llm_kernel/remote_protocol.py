@@ -156,7 +156,9 @@ class CommListener:
         self._sock.listen(8)
         self._send_signal = send_signal or (lambda signum: os.kill(os.getpid(), signum))
         self.ready = threading.Event()
+        #: Set once nothing listens on the port any more.
         self.stopped = threading.Event()
+        self._shutdown = False
         self._thread = threading.Thread(target=self._serve, name="kotlin-llm-comm-port", daemon=True)
 
     @property
@@ -168,7 +170,7 @@ class CommListener:
 
     def _serve(self) -> None:
         try:
-            while not self.stopped.is_set():
+            while not self._shutdown:
                 try:
                     connection, _ = self._sock.accept()
                 except OSError:
@@ -202,7 +204,7 @@ class CommListener:
             self._deliver(signum)
         if request.get("shutdown"):
             log.info("communication port: shutdown requested; closing it")
-            self.stopped.set()
+            self._shutdown = True
 
     def _deliver(self, signum: int) -> None:
         import signal

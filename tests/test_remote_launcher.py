@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -176,12 +177,26 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
         "GP_KERNEL_LOG_DIR": str(log_dir),
         "JUPYTER_PATH": f"{jupyter}{os.pathsep}{os.environ.get('JUPYTER_PATH', '')}",
     }
+    loop = Loop()
+    try:
+        with started(loop, log_dir) as remote:
+            yield remote
+    finally:
+        from gateway_provisioners.response_manager import ResponseManager
+
+        loop.run(_stop_response_manager(ResponseManager))
+        loop.close()
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextmanager
+def started(loop: Loop, log_dir: Path, transport_encryption: str = "disabled") -> Iterator[Remote]:
+    """A kernel started by the provisioner and connected to, warmed up; shut down at the end, its processes gone."""
     from jupyter_client.manager import AsyncKernelManager
 
-    loop = Loop()
-
     async def start() -> Any:
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, transport_encryption=transport_encryption)
         await km.start_kernel()
         return km
 
@@ -200,12 +215,6 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
         if loop.run(km.is_alive()):
             loop.run(km.shutdown_kernel(now=True))
         psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
-        from gateway_provisioners.response_manager import ResponseManager
-
-        loop.run(_stop_response_manager(ResponseManager))
-        loop.close()
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 async def _stop_response_manager(manager: Any) -> None:
@@ -298,6 +307,17 @@ def test_shutdown_leaves_nothing_running(remote: Remote) -> None:
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", comm_port), timeout=5).close()
     assert not remote.loop.run(remote.km.is_alive())
+
+
+def test_curve_encryption_when_the_server_requires_it(remote: Remote) -> None:
+    """The generated kernelspec advertises CurveZMQ: a server requiring it gets keys from the launcher."""
+    with started(remote.loop, remote.log_dir, transport_encryption="required") as encrypted:
+        info = encrypted.km.get_connection_info()
+        assert len(info["curve_publickey"]) == 40 and len(info["curve_secretkey"]) == 40
+        assert execute(encrypted.kc, 'println("sealed")\n6 * 7').stdout == "sealed\n"
+        processes = encrypted.kernel_processes()
+    _, alive = psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
+    assert alive == []
 
 
 def test_committed_kernelspec_is_the_tools_output(tmp_path: Path) -> None:
