@@ -8,7 +8,6 @@ import socket
 import threading
 
 import pytest
-
 from kotlin_llm_kernel.remote_protocol import (
     CommListener,
     LauncherError,
