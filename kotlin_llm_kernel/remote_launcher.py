@@ -1,10 +1,10 @@
 """``python -m kotlin_llm_kernel.remote_launcher``: the kernel as a remote provisioner starts it (a Kubernetes pod
 of Jupyter Enterprise Gateway or gateway_provisioners), with the arguments of their Python launcher.
 
-gateway_provisioners' ``launch_ipykernel.py`` runs ipykernel's application with a kernel class of its choice; this
-kernel needs its own application (settings read before ipykernel, the JVM started first, see :mod:`.early`), so
-this module takes its place: it starts the JVM, picks the ports, sends the connection info to the provisioner
-(:mod:`.remote_protocol`), serves the communication port, and runs the kernel on those ports.
+gateway_provisioners' ``launch_ipykernel.py`` runs ipykernel's application with a subclass of IPythonKernel; this
+kernel needs its own application (settings read before ipykernel, the JVM started before ipykernel is imported, see
+:mod:`.early`), so this module takes its place: it picks the ports, sends the connection info to the provisioner
+(:mod:`.remote_protocol`), starts the JVM, serves the communication port, and runs the kernel on those ports.
 
 ``KOTLIN_LLM_KERNEL_IP`` is the address the kernel and its communication port listen on: ``0.0.0.0`` by default,
 as the provisioner connects to the pod's address.
@@ -150,8 +150,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(format="[%(levelname)1.1s %(asctime)s %(name)s] %(message)s", level=logging.INFO)
     request = read_arguments(sys.argv[1:] if argv is None else argv)
     loaded = load(request.kernel_arguments)
-    if early.enabled():
-        early.begin(loaded.request)  # the JVM and the compiler start while the rest is set up, as in __main__
     try:
         info = connection_info(request)
         comm = bind_in_range(request.ip, request.port_range)
@@ -163,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         log.error("the kernel could not report to %s:%s: %s", *request.response_address, error)
         sys.exit(1)
     log.info("kernel %s reported its ports to %s:%s", request.kernel_id, *request.response_address)
+    # after the report (a few ms), which the JVM's start would hold up: the provisioner waits for it
+    if early.enabled():
+        early.begin(loaded.request)  # the JVM and the compiler start while ipykernel is set up, as in __main__
 
     def ready(app: KotlinKernelApp) -> None:
         connection_file.unlink(missing_ok=True)  # read by now; it holds the key

@@ -106,3 +106,31 @@ def test_listener_signals_and_shutdown() -> None:
     assert listener.stopped.wait(10)
     with pytest.raises(ConnectionRefusedError):
         _send(port, b"{}")
+
+
+def _arguments(**changes: str) -> list[str]:
+    given = {"--kernel-id": "k1", "--response-address": "127.0.0.1:8877", "--public-key": "KEY"} | changes
+    return [part for name, value in given.items() for part in (name, value)]
+
+
+def test_launcher_arguments_as_the_bootstrap_passes_them() -> None:
+    from kotlin_llm_kernel.remote_launcher import read_arguments
+
+    argv = [*_arguments(), "--port-range", "0..0", "--spark-context-initialization-mode", "none"]
+    argv += ["--kernel-class-name", "ipykernel.ipkernel.IPythonKernel", "--KotlinKernel.max_heap=1g"]
+    request = read_arguments(argv, environ={"KOTLIN_LLM_KERNEL_IP": "127.0.0.1"})
+    assert (request.kernel_id, request.response_address, request.ip) == ("k1", ("127.0.0.1", 8877), "127.0.0.1")
+    assert len(set(request.ports)) == 5
+    assert request.kernel_arguments == ["--KotlinKernel.max_heap=1g"]
+    assert request.curve is None
+
+
+def test_launcher_argument_error_names_the_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    from kotlin_llm_kernel.remote_launcher import read_arguments
+
+    with pytest.raises(SystemExit) as exit_:
+        read_arguments(_arguments(**{"--response-address": "nowhere"}), environ={"KOTLIN_LLM_KERNEL_IP": "127.0.0.1"})
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "python -m kotlin_llm_kernel.remote_launcher: error: --response-address 'nowhere' is not HOST:PORT"
+    )
