@@ -10,7 +10,11 @@ first ``1 + 1`` (its result checked), then shuts it down and waits for its proce
   does (bootstrap-kernel.sh, our launcher in its Python slot, the encrypted connection info to the provisioner's
   response address, the provisioner's 0.5 s polls while it waits for it);
 - **pod, no early start** (``KOTLIN_LLM_EARLY_START=0``) and **pod, no archive** (``KOTLIN_LLM_CDS=0``): the same, to
-  show what the early JVM start and the class-data sharing archive bring under the launcher.
+  show what the early JVM start and the class-data sharing archive bring under the launcher, and **local, no early
+  start** to compare the early start's share with a local start's.
+
+Ratios are taken within a round (the variants of one round ran one after the other) and their median is shown, so
+that a change of the machine's load between rounds weighs less.
 
 The class-data sharing archive is made first (``python -m kotlin_llm_kernel.cds``), as bench/run.py does. The
 "Remote kernels" section of ``--results`` is replaced (the other sections are kept).
@@ -41,9 +45,11 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 DEPLOY = REPO / "deploy"
 HEADING = "## Remote kernels"
-LOCAL, POD, POD_NO_EARLY, POD_NO_CDS = "local", "pod", "pod, no early start", "pod, no archive"
+LOCAL, LOCAL_NO_EARLY = "local", "local, no early start"
+POD, POD_NO_EARLY, POD_NO_CDS = "pod", "pod, no early start", "pod, no archive"
 VARIANTS = {
     LOCAL: ("kotlin-llm", {}),
+    LOCAL_NO_EARLY: ("kotlin-llm", {"KOTLIN_LLM_EARLY_START": "0"}),
     POD: ("kotlin-llm-pod", {}),
     POD_NO_EARLY: ("kotlin-llm-pod", {"KOTLIN_LLM_EARLY_START": "0"}),
     POD_NO_CDS: ("kotlin-llm-pod", {"KOTLIN_LLM_CDS": "0"}),
@@ -133,30 +139,32 @@ def median_text(values: Sequence[float]) -> str:
     return f"{statistics.median(values):.2f} s [{min(values):.2f}–{max(values):.2f}]"
 
 
+def ratio(results: dict[str, list[tuple[float, float]]], name: str, base: str) -> float:
+    """The median over the rounds of ``name``'s first result over ``base``'s in the same round."""
+    return statistics.median(a[1] / b[1] for a, b in zip(results[name], results[base], strict=True))
+
+
 def render(results: dict[str, list[tuple[float, float]]], starts: int, command: str) -> str:
-    first = {name: [r[1] for r in runs] for name, runs in results.items()}
-    local = statistics.median(first[LOCAL])
     lines = [
         HEADING,
         "",
-        f"`{command}` ({starts} rounds; each round starts each variant once, in turn, on this 2-core machine shared",
-        "with other work: read the ratios, not the absolute times). *First result*: `start_kernel()` → the",
+        f"`{command}`: {starts} rounds, each starting every variant once, in turn, on a 2-core machine shared with",
+        "other work (load average 5–10 during this run: read the ratios). *First result*: `start_kernel()` → the",
         "`execute_reply` of a first `1 + 1`; *start returned*: `start_kernel()` → its return (for a pod: once the",
-        "provisioner has the connection info). Median [min–max].",
+        "provisioner has the connection info). Times: median [min–max]; ratios: median of the per-round ratios.",
         "",
-        "| variant | start returned | first result | first result / local |",
+        "| variant | start returned | first result | first result / local's |",
         "|---|---|---|---|",
     ]
     for name, runs in results.items():
-        ratio = statistics.median(first[name]) / local
-        lines.append(f"| {name} | {median_text([r[0] for r in runs])} | {median_text(first[name])} | {ratio:.2f} |")
-    pod = statistics.median(first[POD])
+        returned, first = median_text([r[0] for r in runs]), median_text([r[1] for r in runs])
+        lines.append(f"| {name} | {returned} | {first} | {ratio(results, name, LOCAL):.2f} |")
     lines += [
         "",
-        f"Under the launcher the early JVM start saves {statistics.median(first[POD_NO_EARLY]) - pod:.2f} s and the",
-        f"archive {statistics.median(first[POD_NO_CDS]) - pod:.2f} s of the first result (medians of the pod",
-        "variants). The pod's extra time over a local start is the provisioner's: it polls for the connection info",
-        "every 0.5 s, and its launch goes through a bootstrap script.",
+        f"Without the early JVM start the first result takes {ratio(results, POD_NO_EARLY, POD):.2f}× as long under",
+        f"the launcher and {ratio(results, LOCAL_NO_EARLY, LOCAL):.2f}× locally; without the archive"
+        f" {ratio(results, POD_NO_CDS, POD):.2f}× under the launcher. A pod's start returns later than a local one as",
+        "the provisioner looks for the connection info every 0.5 s.",
     ]
     return "\n".join(lines) + "\n"
 

@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         connection_file.unlink(missing_ok=True)  # read by now; it holds the key
         listener.ready.set()
 
+    # bootstrap-kernel.sh sets it to a number that is no process here; with it, ipykernel takes a parent of PID 1
+    # (the script, as a container's first process) for an ended parent and exits. The provisioner ends the kernel.
+    os.environ.pop("JPY_PARENT_PID", None)
     from .app import launch
     from .jvm import exit_now
 

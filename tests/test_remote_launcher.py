@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 GENERATED_SPEC = DEPLOY / "kernelspec" / "kotlin_llm_k8s" / "kernel.json"
 KERNEL_NAME = "kotlin-llm-remote"
+#: The pod's command as a container runs it: the bootstrap script as process 1 of its own PID namespace.
+PID1_KERNEL_NAME = "kotlin-llm-remote-pid1"
+PID1_CONTAINER = ("unshare", "--pid", "--fork", "--mount-proc")
 USER = "kotlin-llm-test"  # the provisioners refuse to start kernels for root
 #: Bounds on the waits, only there to catch hangs.
 CALL_TIMEOUT = 240
@@ -67,8 +70,8 @@ def _generated_kernel_class(spec: dict[str, Any]) -> str:
     return argv[argv.index("--kernel-class-name") + 1]
 
 
-def _write_kernelspec(jupyter: Path, log_dir: Path) -> None:
-    """The generated kernelspec, with the pod's command in place of launch_kubernetes.py."""
+def _write_kernelspec(jupyter: Path, name: str, container: Sequence[str] = ()) -> None:
+    """The generated kernelspec, with the pod's command (in ``container``) in place of launch_kubernetes.py."""
     generated = json.loads(GENERATED_SPEC.read_text(encoding="utf-8"))
     pod_environment = [
         # what launch_kubernetes.py puts in the pod's environment from its arguments
@@ -82,7 +85,7 @@ def _write_kernelspec(jupyter: Path, log_dir: Path) -> None:
         "KERNEL_NAME=kotlin_llm_k8s",
     ]
     spec = {
-        "argv": ["env", *pod_environment, "bash", str(_bootstrap_script())],
+        "argv": [*container, "env", *pod_environment, "bash", str(_bootstrap_script())],
         "display_name": "Kotlin (LLM) as a pod, on 127.0.0.1",
         "language": generated["language"],
         "interrupt_mode": generated["interrupt_mode"],
@@ -104,7 +107,7 @@ def _write_kernelspec(jupyter: Path, log_dir: Path) -> None:
             },
         },
     }
-    directory = jupyter / "kernels" / KERNEL_NAME
+    directory = jupyter / "kernels" / name
     directory.mkdir(parents=True)
     (directory / "kernel.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
 
@@ -168,7 +171,8 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
     base = tmp_path_factory.mktemp("remote")
     jupyter, log_dir = base / "jupyter", base / "logs"
     log_dir.mkdir()
-    _write_kernelspec(jupyter, log_dir)
+    _write_kernelspec(jupyter, KERNEL_NAME)
+    _write_kernelspec(jupyter, PID1_KERNEL_NAME, PID1_CONTAINER)
     saved = dict(os.environ)
     # read when gateway_provisioners is imported: the response address on loopback, the kernels' logs here
     os.environ |= {
@@ -191,12 +195,14 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
 
 
 @contextmanager
-def started(loop: Loop, log_dir: Path, transport_encryption: str = "disabled") -> Iterator[Remote]:
+def started(
+    loop: Loop, log_dir: Path, transport_encryption: str = "disabled", kernel_name: str = KERNEL_NAME
+) -> Iterator[Remote]:
     """A kernel started by the provisioner and connected to, warmed up; shut down at the end, its processes gone."""
     from jupyter_client.manager import AsyncKernelManager
 
     async def start() -> Any:
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME, transport_encryption=transport_encryption)
+        km = AsyncKernelManager(kernel_name=kernel_name, transport_encryption=transport_encryption)
         await km.start_kernel()
         return km
 
@@ -316,6 +322,34 @@ def test_curve_encryption_when_the_server_requires_it(remote: Remote) -> None:
         assert len(info["curve_publickey"]) == 40 and len(info["curve_secretkey"]) == 40
         assert execute(encrypted.kc, 'println("sealed")\n6 * 7').stdout == "sealed\n"
         processes = encrypted.kernel_processes()
+    _, alive = psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
+    assert alive == []
+
+
+def _namespace_pid(process: psutil.Process) -> int:
+    """The process's pid in its own (innermost) PID namespace."""
+    status = Path(f"/proc/{process.pid}/status").read_text(encoding="ascii")
+    return int(next(line for line in status.splitlines() if line.startswith("NSpid:")).split()[-1])
+
+
+def _can_unshare() -> bool:
+    done = subprocess.run([*PID1_CONTAINER, "true"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_bootstrap_as_process_1(remote: Remote) -> None:
+    """In a container the bootstrap script is process 1: the kernel must not take it for an ended parent (ipykernel
+    exits within a second when its parent is process 1)."""
+    if shutil.which("unshare") is None or not _can_unshare():
+        pytest.skip("no new PID namespace here (unshare --pid needs root or user namespaces)")
+    with started(remote.loop, remote.log_dir, kernel_name=PID1_KERNEL_NAME) as pod:
+        assert execute(pod.kc, 'println("still here")').stdout == "still here\n"
+        processes = pod.kernel_processes()
+        bootstrap = next(p for p in processes if p.name() == "bash")
+        launcher = next(p for p in processes if "launch_ipykernel.py" in " ".join(p.cmdline()))
+        assert launcher.ppid() == bootstrap.pid
+        assert _namespace_pid(bootstrap) == 1
+        assert execute(pod.kc, "2 + 3").result == "5"
     _, alive = psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
     assert alive == []
 
