@@ -144,14 +144,15 @@ def ratio(results: dict[str, list[tuple[float, float]]], name: str, base: str) -
     return statistics.median(a[1] / b[1] for a, b in zip(results[name], results[base], strict=True))
 
 
-def render(results: dict[str, list[tuple[float, float]]], starts: int, command: str) -> str:
+def render(results: dict[str, list[tuple[float, float]]], starts: int, command: str, load: tuple[float, float]) -> str:
     lines = [
         HEADING,
         "",
-        f"`{command}`: {starts} rounds, each starting every variant once, in turn, on a 2-core machine shared with",
-        "other work (load average 5–10 during this run: read the ratios). *First result*: `start_kernel()` → the",
-        "`execute_reply` of a first `1 + 1`; *start returned*: `start_kernel()` → its return (for a pod: once the",
-        "provisioner has the connection info). Times: median [min–max]; ratios: median of the per-round ratios.",
+        f"`{command}`: {starts} rounds, each starting every variant once, in turn, on a {os.cpu_count()}-core machine",
+        f"shared with other work (1-minute load average {load[0]:.1f} at the start, {load[1]:.1f} at the end: read the",
+        "ratios). *First result*: `start_kernel()` → the `execute_reply` of a first `1 + 1`; *start returned*:",
+        "`start_kernel()` → its return (for a pod: once the provisioner has the connection info). Times: median",
+        "[min–max]; ratios: median of the per-round ratios.",
         "",
         "| variant | start returned | first result | first result / local's |",
         "|---|---|---|---|",
@@ -163,8 +164,8 @@ def render(results: dict[str, list[tuple[float, float]]], starts: int, command: 
         "",
         f"Without the early JVM start the first result takes {ratio(results, POD_NO_EARLY, POD):.2f}× as long under",
         f"the launcher and {ratio(results, LOCAL_NO_EARLY, LOCAL):.2f}× locally; without the archive"
-        f" {ratio(results, POD_NO_CDS, POD):.2f}× under the launcher. A pod's start returns later than a local one as",
-        "the provisioner looks for the connection info every 0.5 s.",
+        f" {ratio(results, POD_NO_CDS, POD):.2f}× under the launcher.",
+        "A pod's start returns later than a local one as the provisioner looks for the connection info every 0.5 s.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -193,9 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         "JUPYTER_PATH": os.pathsep.join([str(work / "jupyter"), os.environ.get("JUPYTER_PATH", "")]),
     }
     subprocess.run([sys.executable, "-m", "kotlin_llm_kernel.cds"], check=True)
+    load_before = os.getloadavg()[0]
     results = asyncio.run(run(args.starts))
     command = f"python bench/remote_launch.py --starts {args.starts}"
-    text = render(results, args.starts, command)
+    text = render(results, args.starts, command, (load_before, os.getloadavg()[0]))
     print(text)
     previous = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
     args.results.write_text(replace_section(previous, HEADING, text), encoding="utf-8")

@@ -158,7 +158,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         connection_file = write_connection_file(request.kernel_id, info)
         report(request, info, listener.port)
     except (LauncherError, OSError) as error:
-        log.error("the kernel could not report to %s:%s: %s", *request.response_address, error)
+        host, port = request.response_address
+        log.error("kernel %s not started (provisioner at %s:%s): %s", request.kernel_id, host, port, error)
         sys.exit(1)
     log.info("kernel %s reported its ports to %s:%s", request.kernel_id, *request.response_address)
     # after the report (a few ms), which the JVM's start would hold up: the provisioner waits for it

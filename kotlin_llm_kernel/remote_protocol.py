@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import random
+import signal
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -207,8 +208,6 @@ class CommListener:
             self._shutdown = True
 
     def _deliver(self, signum: int) -> None:
-        import signal
-
         if signum == signal.SIGINT and not self.ready.is_set():
             log.info("communication port: interrupt before the kernel is ready: nothing to interrupt")
             return

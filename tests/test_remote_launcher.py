@@ -14,6 +14,7 @@ class come from deploy/kernelspec, which `deploy/make-kernelspec.sh` generates w
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import queue
@@ -352,6 +353,26 @@ def test_bootstrap_as_process_1(remote: Remote) -> None:
         assert execute(pod.kc, "2 + 3").result == "5"
     _, alive = psutil.wait_procs(processes, timeout=EXIT_TIMEOUT)
     assert alive == []
+
+
+@pytest.mark.parametrize("problem", ["unreachable", "bad key"])
+def test_a_launch_that_cannot_report_is_a_clear_error(problem: str) -> None:
+    """Nothing listens at the response address, or the public key is no RSA key: the launcher says so and exits
+    before it starts the JVM."""
+    from Cryptodome.PublicKey import RSA
+
+    public = RSA.generate(1024).public_key().export_key("DER")
+    key = "bm90IGEga2V5" if problem == "bad key" else base64.b64encode(public).decode()
+    port = _free_port()  # closed again: nothing listens there
+    command = [sys.executable, "-m", "kotlin_llm_kernel.remote_launcher", "--kernel-id", "k1"]
+    command += ["--response-address", f"127.0.0.1:{port}", "--public-key", key, "--port-range", "0..0"]
+    done = subprocess.run(
+        command, env=os.environ | {"KOTLIN_LLM_KERNEL_IP": "127.0.0.1"}, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    cause = {"unreachable": "[Errno 111] Connection refused", "bad key": "--public-key is not a base64 RSA public key"}
+    assert f"kernel k1 not started (provisioner at 127.0.0.1:{port}): {cause[problem]}" in done.stderr, done.stderr
+    assert "starting Java" not in done.stderr
 
 
 def test_committed_kernelspec_is_the_tools_output(tmp_path: Path) -> None:
