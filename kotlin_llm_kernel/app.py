@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
 from ipykernel.kernelapp import IPKernelApp
@@ -54,8 +55,11 @@ class KotlinKernelApp(IPKernelApp):
             self.update_config(self.loaded.config)
 
 
-def launch(loaded: KernelConfig) -> None:
+def launch(loaded: KernelConfig, initialized: Callable[[KotlinKernelApp], None] | None = None) -> None:
+    """Runs the kernel until it shuts down; ``initialized`` is called once its sockets are bound, before it serves."""
     app = KotlinKernelApp.instance(kernel_class=KotlinKernel)
     app.loaded = loaded
     app.initialize(loaded.other_arguments)
+    if initialized is not None:
+        initialized(app)
     app.start()
