@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # Generates the Kubernetes kernelspec of the kotlin-llm kernel image with gateway_provisioners' own tool
-# (`jupyter k8s-spec install`), into deploy/kernelspec/kotlin_llm_k8s/ (the committed copy) or into OUT.
+# (`jupyter k8s-spec install`), into OUT/kotlin_llm_k8s.
 #
-#   deploy/make-kernelspec.sh [--out OUT] [--prefix PREFIX] [--image-name IMAGE] [other k8s-spec options]
+#   deploy/make-kernelspec.sh --out OUT [--prefix PREFIX] [--image-name IMAGE] [other k8s-spec options]
 #
 # PREFIX (default /usr/local) is where the gateway's image keeps it: PREFIX/share/jupyter/kernels/kotlin_llm_k8s.
 # The tool writes into a staging directory standing for /, and the paths in kernel.json are those under PREFIX.
 # Needs `jupyter k8s-spec` on PATH (pip install 'gateway_provisioners[k8s]==0.5.0').
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="$here/kernelspec"
+out=""
 prefix=/usr/local
 image="${GP_IMAGE_NAME:-kotlin-llm-kernel:0.1.0}"
 extra=()
@@ -22,6 +21,11 @@ while [ $# -gt 0 ]; do
     *) extra+=("$1"); shift ;;
   esac
 done
+
+if [ -z "$out" ]; then
+  echo "usage: deploy/make-kernelspec.sh --out OUT [--prefix PREFIX] [--image-name IMAGE] [k8s-spec options]" >&2
+  exit 2
+fi
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
@@ -45,4 +49,15 @@ mkdir -p "$out"
 cp -r "$generated" "$out/kotlin_llm_k8s"
 # the staging directory stands for /: kernel.json names the paths the kernelspec will have under PREFIX
 sed -i "s#$stage##g" "$out/kotlin_llm_k8s/kernel.json"
+# the tool marks every kernelspec as having a debugger; ours has none (JupyterLab would offer one that fails)
+python - "$out/kotlin_llm_k8s/kernel.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+with open(path, encoding="utf-8") as file:
+    spec = json.load(file)
+spec["metadata"]["debugger"] = False
+with open(path, "w", encoding="utf-8") as file:
+    json.dump(spec, file, indent=2)
+    file.write("\n")
+PY
 echo "kernelspec kotlin_llm_k8s in $out/kotlin_llm_k8s (for $prefix/share/jupyter/kernels/kotlin_llm_k8s)"
