@@ -176,12 +176,13 @@ def test_the_python_api_needs_no_import_of_ours(tmp_path: Path) -> None:
         f'println(n * 2)\nprintln(name.length)\nprintln(flags.sum())\nprintln(cfg)\nprintln(System.getenv("{MARK}"))',
         "vars()",
     )
-    # The user's process imports papermill only; our translator must come in through the entry point.
+    # The user's process imports papermill only; our translator must come in through the entry point. It runs on
+    # the engine that entry point names (the CLI test runs on papermill's default one).
     script = (
         "import papermill\n"
         "parameters = {'n': 5, 'name': 'x', 'flags': [1, 2], 'cfg': {'a': 1, 'b': [True, None]}}\n"
         "papermill.execute_notebook('in.ipynb', 'out.ipynb', parameters=parameters, kernel_name='kotlin-llm',\n"
-        "    progress_bar=False, start_timeout=180)\n"
+        "    engine_name='kotlin-llm', progress_bar=False, start_timeout=180)\n"
     )
     completed = run([sys.executable, "-c", script], mark, tmp_path)
     assert completed.returncode == 0, completed.stderr
@@ -203,6 +204,16 @@ def test_the_python_api_needs_no_import_of_ours(tmp_path: Path) -> None:
         "val flags: List<Long> = [1, 2]\n"
         'val cfg: Map<String, Any> = {"a"=1, "b"=[true, null]}'
     )
+
+
+@pytest.mark.parametrize("engine", ["nbclient", "kotlin-llm"])
+def test_the_cell_is_injected_whichever_engine_is_named(tmp_path: Path, engine: str) -> None:
+    notebook(tmp_path / "in.ipynb", "n")
+    command = [PAPERMILL, "in.ipynb", "out.ipynb", "--prepare-only", "--engine", engine, "-p", "n", "5"]
+    completed = run(command, uuid.uuid4().hex, tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    assert [cell.source for cell in out.cells] == [DEFAULTS, "// Parameters\nval n = 5L\n", "n"]
 
 
 def test_a_parameter_kotlin_cannot_declare_stops_papermill_before_any_kernel(tmp_path: Path) -> None:
