@@ -39,6 +39,8 @@ YAML = (
     "empty: []\n"
     "big: 12345678901234567890123\n"
     "huge: .inf\n"
+    "tiny: 1.0e-5\n"
+    "none: .nan\n"
     "class: true\n"
     "my-name: -7\n"
 )
@@ -135,6 +137,8 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val empty = emptyList<Any?>()\n"
         'val big = java.math.BigInteger("12345678901234567890123")\n'
         "val huge = Double.POSITIVE_INFINITY\n"
+        "val tiny = 1e-05\n"
+        "val none = Double.NaN\n"
         "val `class` = true\n"
         "val `my-name` = -7L\n"
         "val n = 5L\n"
@@ -159,6 +163,8 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val empty: List<Any?> = []\n"
         "val big: BigInteger = 12345678901234567890123\n"
         "val huge: Double = Infinity\n"
+        "val tiny: Double = 1.0E-5\n"
+        "val none: Double = NaN\n"
         "val class: Boolean = true\n"
         "val my-name: Long = -7\n"
         "val n: Long = 5\n"
