@@ -20,13 +20,14 @@ PAPERMILL = str(Path(sys.executable).with_name("papermill"))
 TIMEOUT = 240  # catches a hang only: a run starts one kernel on a busy machine
 MARK = "KOTLIN_LLM_PAPERMILL_TEST"
 
-# The parameters cell of both notebooks: the defaults a run replaces.
+# The parameters cell of both notebooks: the defaults a run replaces, whose types the injected values take.
 DEFAULTS = (
     "val n = 1 // how many\n"
     'val name = "nobody" // who is greeted\n'
-    "val flags = listOf(0L)\n"
+    "val flags = listOf(0)\n"
     'val note = ""\n'
-    "val cfg = emptyMap<String, Any?>()"
+    "val cfg = emptyMap<String, Any?>()\n"
+    "var ratio: Double = 0.5"
 )
 # What the CLI run passes: the issue's command line, a string that needs escapes, a raw string and YAML values.
 NOTE = 'say "hi" to $USER\n\tC:\\dir é 😀\u200b'
@@ -106,8 +107,13 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         tmp_path / "in.ipynb",
         "println(n * 2)\n"
         "println(n::class)\n"
+        "repeat(n) { print(it) }\n"  # compiles only with an Int n
+        "println()\n"
         "println(name.length)\n"
-        "println(flags::class)\n"
+        "println(flags.sum())\n"
+        "println(flags.sum()::class)\n"
+        "ratio += 0.5\n"  # compiles only with a var Double ratio
+        "println(ratio)\n"
         "println(raw::class)\n"
         "println(ids.sum())\n"
         'println(cfg["tags"])\n'
@@ -120,7 +126,9 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "vars()",
     )
     command = [PAPERMILL, "in.ipynb", "out.ipynb", "-k", "kotlin-llm", "--start-timeout", "180"]
-    command += ["-p", "n", "5", "-p", "name", "x", "-p", "flags", "[1,2]", "-p", "note", NOTE, "-r", "raw", "5"]
+    # the issue's command line, then more
+    command += ["-p", "n", "5", "-p", "name", "x", "-p", "flags", "[1,2]"]
+    command += ["-p", "note", NOTE, "-p", "ratio", "2", "-r", "raw", "5"]
     command += ["-y", YAML]
     completed = run(command, mark, tmp_path)
     assert completed.returncode == 0, completed.stderr
@@ -141,17 +149,19 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val none = Double.NaN\n"
         "val `class` = true\n"
         "val `my-name` = -7L\n"
-        "val n = 5L\n"
+        # the types of the parameters cell: n an Int, flags a List<Int> (papermill's -p gives the str "[1,2]",
+        # read as YAML), ratio a var Double
+        "val n = 5\n"
         'val name = "x"\n'
-        # -p reads numbers, True/False/None and else strings, for every language: a list comes from -y
-        'val flags = "[1,2]"\n'
+        "val flags = listOf(1, 2)\n"
         r'val note = "say \"hi\" to \$USER\n\tC:\\dir é 😀\u200B"' + "\n"
+        "var ratio = 2.0\n"
         'val raw = "5"\n'
     )
     computed, printed, declared = out.cells[2:]
     assert stdout_of(computed) == (
-        "10\nclass kotlin.Long\n1\nclass kotlin.String\nclass kotlin.String\n6\n[a, b]\n12345678901234567890124\n"
-        "true\ntrue\n-14\ntrue\n"
+        "10\nclass kotlin.Int\n01234\n1\n3\nclass kotlin.Int\n2.5\nclass kotlin.String\n6\n[a, b]\n"
+        "12345678901234567890124\ntrue\ntrue\n-14\ntrue\n"
     )
     assert stdout_of(printed) == NOTE + "\n"
     assert result_of(printed) == "true"
@@ -167,10 +177,11 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val none: Double = NaN\n"
         "val class: Boolean = true\n"
         "val my-name: Long = -7\n"
-        "val n: Long = 5\n"
+        "val n: Int = 5\n"
         'val name: String = "x"\n'
-        'val flags: String = "[1,2]"\n'
+        "val flags: List<Int> = [1, 2]\n"
         'val note: String = "say \\"hi\\" to $USER\\n\\tC:\\\\dir é 😀\u200b"\n'
+        "var ratio: Double = 2.5\n"
         'val raw: String = "5"'
     )
 
@@ -196,19 +207,20 @@ def test_the_python_api_needs_no_import_of_ours(tmp_path: Path) -> None:
     no_errors(out)
     assert out.cells[1].source == (
         "// Parameters\n"
-        "val n = 5L\n"
+        "val n = 5\n"
         'val name = "x"\n'
-        "val flags = listOf(1L, 2L)\n"
-        'val cfg = mapOf<String, Any>("a" to 1L, "b" to listOf(true, null))\n'
+        "val flags = listOf(1, 2)\n"
+        'val cfg = mapOf<String, Any?>("a" to 1L, "b" to listOf(true, null))\n'
     )
     assert stdout_of(out.cells[2]) == f"10\n1\n3\n{{a=1, b=[true, null]}}\n{mark}\n"
     # the default not passed (note) is kept; vars() lists the newest declarations in their order
     assert result_of(out.cells[3]) == (
         'val note: String = ""\n'
-        "val n: Long = 5\n"
+        "var ratio: Double = 0.5\n"
+        "val n: Int = 5\n"
         'val name: String = "x"\n'
-        "val flags: List<Long> = [1, 2]\n"
-        'val cfg: Map<String, Any> = {"a"=1, "b"=[true, null]}'
+        "val flags: List<Int> = [1, 2]\n"
+        'val cfg: Map<String, Any?> = {"a"=1, "b"=[true, null]}'
     )
 
 
@@ -219,10 +231,11 @@ def test_the_cell_is_injected_whichever_engine_is_named(tmp_path: Path, engine: 
     completed = run(command, uuid.uuid4().hex, tmp_path)
     assert completed.returncode == 0, completed.stderr
     out = nbformat.read(tmp_path / "out.ipynb", as_version=4)
-    assert [cell.source for cell in out.cells] == [DEFAULTS, "// Parameters\nval n = 5L\n", "n"]
+    assert [cell.source for cell in out.cells] == [DEFAULTS, "// Parameters\nval n = 5\n", "n"]
 
 
 def test_a_parameter_kotlin_cannot_declare_stops_papermill_before_any_kernel(tmp_path: Path) -> None:
+    # a value of the wrong type for the parameters cell stops it the same way (tests/unit/test_papermill_translator.py)
     source = notebook(tmp_path / "in.ipynb", "n")
     before = source.read_bytes()
     mark = uuid.uuid4().hex
@@ -245,9 +258,10 @@ def test_help_notebook_lists_the_parameters_cell(tmp_path: Path) -> None:
         "  n: Int (default 1)              how many\n"
         '  name: String (default "nobody")\n'
         "                                  who is greeted\n"
-        "  flags: Unknown type (default listOf(0L))\n"
+        "  flags: List<Int> (default listOf(0))\n"
         '  note: String (default "")       \n'  # papermill pads the column of the help texts
-        "  cfg: Unknown type (default emptyMap<String, Any?>())\n"
+        "  cfg: Map<String, Any?> (default emptyMap<String, Any?>())\n"
+        "  ratio: Double (default 0.5)     \n"
     )
 
 
