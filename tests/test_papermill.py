@@ -27,7 +27,10 @@ DEFAULTS = (
     "val flags = listOf(0)\n"
     'val note = ""\n'
     "val cfg = emptyMap<String, Any?>()\n"
-    "var ratio: Double = 0.5"
+    "var ratio: Double = 0.5\n"
+    "val scale = 1.5f\n"
+    'val tags = mutableSetOf("a")\n'
+    "val limit: Int? = null"
 )
 # What the CLI run passes: the issue's command line, a string that needs escapes, a raw string and YAML values.
 NOTE = 'say "hi" to $USER\n\tC:\\dir é 😀\u200b'
@@ -114,6 +117,9 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "println(flags.sum()::class)\n"
         "ratio += 0.5\n"  # compiles only with a var Double ratio
         "println(ratio)\n"
+        "println(scale::class)\n"
+        'println(tags.add("d"))\n'  # compiles only with a MutableSet<String>
+        "println(limit?.plus(1))\n"
         "println(raw::class)\n"
         "println(ids.sum())\n"
         'println(cfg["tags"])\n'
@@ -128,7 +134,8 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
     command = [PAPERMILL, "in.ipynb", "out.ipynb", "-k", "kotlin-llm", "--start-timeout", "180"]
     # the issue's command line, then more
     command += ["-p", "n", "5", "-p", "name", "x", "-p", "flags", "[1,2]"]
-    command += ["-p", "note", NOTE, "-p", "ratio", "2", "-r", "raw", "5"]
+    command += ["-p", "note", NOTE, "-p", "ratio", "2", "-p", "scale", "2", "-p", "tags", "[b, c]", "-p", "limit", "3"]
+    command += ["-r", "raw", "5"]
     command += ["-y", YAML]
     completed = run(command, mark, tmp_path)
     assert completed.returncode == 0, completed.stderr
@@ -156,11 +163,15 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val flags = listOf(1, 2)\n"
         r'val note = "say \"hi\" to \$USER\n\tC:\\dir é 😀\u200B"' + "\n"
         "var ratio = 2.0\n"
+        "val scale = 2.0f\n"
+        'val tags = mutableSetOf("b", "c")\n'
+        "val limit: Int? = 3\n"
         'val raw = "5"\n'
     )
     computed, printed, declared = out.cells[2:]
     assert stdout_of(computed) == (
-        "10\nclass kotlin.Int\n01234\n1\n3\nclass kotlin.Int\n2.5\nclass kotlin.String\n6\n[a, b]\n"
+        "10\nclass kotlin.Int\n01234\n1\n3\nclass kotlin.Int\n2.5\nclass kotlin.Float\ntrue\n4\n"
+        "class kotlin.String\n6\n[a, b]\n"
         "12345678901234567890124\ntrue\ntrue\n-14\ntrue\n"
     )
     assert stdout_of(printed) == NOTE + "\n"
@@ -182,6 +193,9 @@ def test_the_cli_injects_kotlin_parameters_that_the_cells_compute_with(tmp_path:
         "val flags: List<Int> = [1, 2]\n"
         'val note: String = "say \\"hi\\" to $USER\\n\\tC:\\\\dir é 😀\u200b"\n'
         "var ratio: Double = 2.5\n"
+        "val scale: Float = 2.0\n"
+        'val tags: MutableSet<String> = ["b", "c", "d"]\n'
+        "val limit: Int? = 3\n"
         'val raw: String = "5"'
     )
 
@@ -217,6 +231,9 @@ def test_the_python_api_needs_no_import_of_ours(tmp_path: Path) -> None:
     assert result_of(out.cells[3]) == (
         'val note: String = ""\n'
         "var ratio: Double = 0.5\n"
+        "val scale: Float = 1.5\n"
+        'val tags: MutableSet<String> = ["a"]\n'
+        "val limit: Int? = null\n"
         "val n: Int = 5\n"
         'val name: String = "x"\n'
         "val flags: List<Int> = [1, 2]\n"
@@ -262,6 +279,9 @@ def test_help_notebook_lists_the_parameters_cell(tmp_path: Path) -> None:
         '  note: String (default "")       \n'  # papermill pads the column of the help texts
         "  cfg: Map<String, Any?> (default emptyMap<String, Any?>())\n"
         "  ratio: Double (default 0.5)     \n"
+        "  scale: Float (default 1.5f)     \n"
+        '  tags: MutableSet<String> (default mutableSetOf("a"))\n'
+        "  limit: Int? (default null)      \n"
     )
 
 
