@@ -106,6 +106,14 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     assert any(n.startswith("kotlin_llm_kernel/jars/kotlin-llm-engine-") for n in names)
     assert any(n.startswith("kotlin_llm_kernel/jars/lib/kotlin-stdlib-") for n in names)
     assert any(n.endswith("share/jupyter/kernels/kotlin-llm/kernel.json") for n in names)
+    # papermill finds the Kotlin parameter translator through this entry point (tests/test_papermill.py)
+    [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert zipfile.ZipFile(wheel).read(entry_points).decode().split() == [
+        "[papermill.engine]",
+        "kotlin-llm",
+        "=",
+        "kotlin_llm_kernel.papermill_engine:KotlinLLMEngine",
+    ]
 
     env_dir = tmp_path / "venv"
     venv.create(env_dir, system_site_packages=True, with_pip=True)
