@@ -227,3 +227,30 @@ def test_stopping_the_gateway_leaves_nothing_running(gateway: Gateway, pool: lis
     assert all(not p.is_running() for p in gateway.started.values())
     assert processes_mentioning(str(gateway.runtime_dir)) == [], "no kernel of this gateway is left"
     assert len(gateway.log.matches(r"Kernel shutdown: ")) >= 2
+
+
+#: Seconds without a message after which the culling gateway shuts a kernel down, and how often it checks.
+CULL_TIMEOUT, CULL_INTERVAL = 3, 1
+
+
+@pytest.mark.timeout(300)
+def test_an_unused_prespawned_kernel_is_culled_and_not_replaced(tmp_path_factory: pytest.TempPathFactory) -> None:
+    arguments = [
+        "--KernelGatewayApp.prespawn_count=1",
+        "--KernelGatewayApp.default_kernel_name=kotlin-llm",
+        "--JupyterWebsocketPersonality.list_kernels=True",
+        f"--MappingKernelManager.cull_idle_timeout={CULL_TIMEOUT}",
+        f"--MappingKernelManager.cull_interval={CULL_INTERVAL}",
+    ]
+    with running_gateway(tmp_path_factory.mktemp("culling"), arguments) as culling:
+        kernel_id = culling.log.wait_for(r"Kernel started: ([0-9a-f-]{36})")[0].group(1)
+        process = culling.kernel_process(kernel_id)
+        [culled] = culling.log.wait_for(
+            rf"Culling '\w+' kernel 'kotlin-llm' \({kernel_id}\) with 0 connections due to (\d+) seconds of inactivity"
+        )
+        assert int(culled.group(1)) >= CULL_TIMEOUT
+        _, alive = psutil.wait_procs([process], timeout=PROCESS_EXIT_GUARD)
+        assert alive == []
+        assert psutil.Process(culling.process.pid).children() == [], "no kernel took its place"
+        stopped = culling.stop()
+        assert (stopped.status, stopped.killed) == (0, [])
