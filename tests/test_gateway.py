@@ -5,13 +5,15 @@ stopping the gateway leaves no kernel process behind."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import psutil
 import pytest
+import websocket
 
-from gateway_harness import Gateway, KernelChannels, processes_mentioning, running_gateway
+from gateway_harness import Gateway, KernelChannels, message, processes_mentioning, running_gateway
 from kernel_client import Cell
 
 POOL = 3
@@ -155,6 +157,31 @@ def test_interrupt_over_rest_keeps_the_session(gateway: Gateway, pool: list[str]
         assert interrupted.kotlin_llm["interrupted"] is True
         assert interrupted.stdout == "started\n"
         assert before.result == str(i), "the session keeps its state"
+
+
+@pytest.mark.timeout(120)
+def test_a_synchronous_websocket_client_works_too(gateway: Gateway, pool: list[str]) -> None:
+    """websocket-client (a dependency of jupyter_server), as docs/pool.md shows it: same frames, no event loop."""
+    url = gateway.url.replace("http://", "ws://", 1) + f"/api/kernels/{pool[2]}/channels"
+    connection = websocket.create_connection(url, header=[f"Authorization: token {gateway.token}"], timeout=60)
+    try:
+        request = message("execute_request", {"code": "before * 21", "silent": False, "allow_stdin": False})
+        connection.send(json.dumps(request))
+        results, reply, idle = [], None, False
+        while reply is None or not idle:  # the reply and the outputs come on different channels, in either order
+            msg = json.loads(connection.recv())
+            if msg["parent_header"].get("msg_id") != request["header"]["msg_id"]:
+                continue
+            if msg["channel"] == "shell":
+                reply = msg["content"]
+            elif msg["msg_type"] == "status":
+                idle = msg["content"]["execution_state"] == "idle"
+            elif msg["msg_type"] == "execute_result":
+                results.append(msg["content"]["data"]["text/plain"])
+    finally:
+        connection.close()
+    assert reply["status"] == "ok"
+    assert results == ["42"], "the session of pool[2] has `before = 2`"
 
 
 @pytest.mark.timeout(300)
