@@ -28,12 +28,11 @@ import psutil
 
 import environment
 from completion_report import replace_section
+from environment import BENCH_DIR, REPO
 from gateway import Gateway, mapped_files, settle, smaps_rollup, start_gateway
 from kernels import OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs
 from measure import median
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 HEADING = "## Pool"
 
 #: The agent's first cell: a declaration, a lambda and a collection call, so that compiling it is real work.

@@ -40,9 +40,8 @@ from typing import Any
 import psutil
 
 from completion_report import replace_section
+from environment import BENCH_DIR, REPO
 
-BENCH_DIR = Path(__file__).resolve().parent
-REPO = BENCH_DIR.parent
 DEPLOY = REPO / "deploy"
 HEADING = "## Remote kernels"
 LOCAL, LOCAL_NO_EARLY = "local", "local, no early start"
