@@ -24,6 +24,8 @@ internal interface InputHost {
  * input. A request still waiting when its snippet settles, or when the session closes, fails.
  */
 internal class SessionInput(
+    /** Leaves the time a read waits for its answer out of the snippet's run time. */
+    private val clock: RunClock = RunClock(),
     private val request: (snippetNumber: Int, requestId: Long, prompt: String, password: Boolean) -> Unit,
 ) {
     private class Pending(val snippetNumber: Int, val answer: CompletableFuture<String?> = CompletableFuture())
@@ -93,7 +95,7 @@ internal class SessionInput(
             System.err.flush()
             request(waiting.snippetNumber, id, prompt, password)
             return try {
-                waiting.answer.get()
+                clock.waiting { waiting.answer.get() }
             } catch (e: ExecutionException) {
                 throw StdinNotAllowedException(e.cause?.message ?: WITHDRAWN)
             } catch (_: InterruptedException) {
