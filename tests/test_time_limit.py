@@ -66,7 +66,7 @@ def assert_kept(kc: Any) -> None:
 
 def test_a_sleeping_loop_is_interrupted_at_the_limit(limited: tuple[Any, Any]) -> None:
     _km, kc = limited
-    cell = ran_past(kc, 'var naps = 0\nwhile (true) {\n    Thread.sleep(100)\n    naps++\n}')
+    cell = ran_past(kc, "var naps = 0\nwhile (true) {\n    Thread.sleep(100)\n    naps++\n}")
     number = cell.content["execution_count"]
     assert cell.content["traceback"][1:-1] == [
         "java.lang.InterruptedException: sleep interrupted",
