@@ -5,6 +5,7 @@ with a one-line error."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -17,6 +18,7 @@ from jupyter_client.manager import KernelManager
 from kotlin_llm_kernel.time_limit import ENV_CELL_TIME_LIMIT
 
 from kernel_client import KERNEL, collect, execute, running_kernel, warm_up
+from maven_repository import add_artifact, served
 
 #: Long enough for any short cell of these tests to compile and run on a loaded machine, short enough to wait for.
 LIMIT = 4
@@ -33,9 +35,23 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def limited() -> Iterator[tuple[Any, Any]]:
+def slow_repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Maven repository on 127.0.0.1 whose jar takes longer than the limit to come."""
+    root = tmp_path_factory.mktemp("repo")
+    source = 'package com.example.slow;\npublic class Slow { public static String hello() { return "hello"; } }\n'
+    add_artifact(root, "com.example", "slow", "1.0", {"com.example.slow.Slow": source})
+    with served(root, jar_delay=LIMIT + 1) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def limited(slow_repository: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
     """A kernel whose limit comes from the gateway's variable, as Enterprise Gateway or Kernel Gateway pass it."""
-    with running_kernel(env=_env(**{ENV_CELL_TIME_LIMIT: str(LIMIT)})) as (km, kc):
+    arguments = [
+        f"--KotlinKernel.local_repository={tmp_path_factory.mktemp('local-repo')}",
+        f"--KotlinKernel.repositories={json.dumps([slow_repository])}",
+    ]
+    with running_kernel(env=_env(**{ENV_CELL_TIME_LIMIT: str(LIMIT)}), extra_arguments=arguments) as (km, kc):
         process = psutil.Process(km.provisioner.pid)
         warm_up(kc)
         assert execute(kc, "val keep = 42").status == "ok"
@@ -128,9 +144,17 @@ def test_waiting_for_input_does_not_count(limited: tuple[Any, Any]) -> None:
     assert cell.kotlin_llm["time_limit_exceeded"] is False
 
 
+def test_waiting_for_a_dependency_to_download_does_not_count(limited: tuple[Any, Any]) -> None:
+    _km, kc = limited
+    cell = execute(kc, '@file:DependsOn("com.example:slow:1.0")\ncom.example.slow.Slow.hello()', timeout=HANG_GUARD)
+    assert cell.status == "ok", cell.content
+    assert cell.result == "hello"
+    assert cell.kotlin_llm["time_limit_exceeded"] is False
+
+
 def test_there_is_no_limit_by_default() -> None:
     with running_kernel(env=_env()) as (_km, kc):
-        cell = execute(kc, "Thread.sleep(300)\n1")
+        cell = execute(kc, f"Thread.sleep({(LIMIT + 1) * 1000})\n1")  # past the limit of the other kernel
         assert cell.result == "1"
         assert cell.kotlin_llm["time_limit_exceeded"] is False
 
