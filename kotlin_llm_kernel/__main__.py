@@ -13,10 +13,15 @@ def main(argv: list[str] | None = None) -> None:
 
         install(args[1:])
         return
+    from traitlets import TraitError
+
     from . import early
     from .kernel_config import load
 
-    loaded = load(args)
+    try:
+        loaded = load(args)
+    except TraitError as error:  # a setting that cannot be used: said in one line, and nothing starts
+        sys.exit(f"kotlin-llm kernel: not started: {error}")
     if early.enabled():
         early.begin(loaded.request)  # the JVM and the compiler start while ipykernel is imported and set up
     from .app import launch

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from .engine import EngineSession
-from .events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SnippetWaiter
-from .interrupts import interrupt, thread_stopper
+from .cell_timer import RECHECK_SECONDS, time_limit_outcome
+from .engine import EngineSession, Execution
+from .events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
+from .interrupts import interrupt, interrupted_cell_error, thread_stopper
 from .jvm import StartedJvm
 from .jvm import start_jvm as _start_jvm
 from .jvm_options import DEFAULT_JVM_OPTIONS
@@ -62,7 +63,10 @@ class SessionOptions(SessionRequest):
     ``stdin`` answers the snippets' reads of ``System.in`` (``readLine()``, ``Scanner``, …) and ``readPassword``:
     called with ``(prompt, password)`` on the thread of :meth:`ScriptSession.execute`, once per line, it returns
     the line (without its line end) or None for the end of input. None (the default): a read fails at once with
-    the engine's located ``StdinNotAllowedException``."""
+    the engine's located ``StdinNotAllowedException``.
+
+    ``cell_time_limit`` (seconds; 0: none) interrupts a snippet that runs longer, as the kernel's setting does: its
+    result is then an :class:`Error` ``TimeLimitExceeded`` saying the limit."""
 
     echo: bool = True
     stdin: Callable[[str, bool], str | None] | None = None
@@ -118,7 +122,7 @@ class ScriptSession:
                 self._engine.answer_input(event.request_id, stdin(event.prompt, event.password))
 
         try:
-            settled = self._events.wait(execution.snippet_number, on_output, on_display=on_display, on_input=on_input)
+            settled = self._settled(execution, on_output, on_display, on_input)
         except BaseException:
             report = interrupt(execution, thread_stopper)
             if report is None:
@@ -128,6 +132,33 @@ class ScriptSession:
             raise
         stdout, stderr = "".join(collected["stdout"]), "".join(collected["stderr"])
         return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr, displays=tuple(displays))
+
+    def _settled(
+        self,
+        execution: Execution,
+        on_output: Callable[[OutputEvent], None],
+        on_display: Callable[[DisplayEvent | ClearOutputEvent], None],
+        on_input: Callable[[InputRequestEvent], None],
+    ) -> SettledEvent:
+        """Waits for the snippet to settle, interrupting it at the time limit (the kernel's :mod:`.cell_timer`)."""
+        number, limit = execution.snippet_number, self._options.cell_time_limit
+        if limit <= 0:
+            return self._events.wait(number, on_output, on_display=on_display, on_input=on_input)
+        while (left := limit - execution.run_seconds) > 0:
+            try:
+                timeout = max(left, RECHECK_SECONDS)
+                return self._events.wait(number, on_output, timeout, on_display=on_display, on_input=on_input)
+            except TimeoutError:
+                continue
+        report = interrupt(execution, thread_stopper)
+        if report is None:
+            settled = self._events.wait(number, on_output, on_display=on_display)
+        else:  # it runs on: later snippets wait for it
+            log.warning("snippet%s.kts still runs after its interrupt: %s", number, report)
+            settled = SettledEvent(number, interrupted_cell_error(report), cancelled=True)
+        if not settled.cancelled:  # it settled before the interrupt came
+            return settled
+        return dataclasses.replace(settled, outcome=time_limit_outcome(settled.outcome, number, limit))
 
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""

@@ -248,6 +248,12 @@ class Execution:
         """Whether the snippet is running its code (compiled, not settled)."""
         return bool(self._execution.isEvaluating())
 
+    @property
+    def run_seconds(self) -> float:
+        """Seconds the snippet has run: compiling and evaluating, without its waits for dependencies and input (the
+        engine's ``RunClock``); 0 before it starts."""
+        return int(self._execution.getRunMillis()) / 1000
+
     def await_settled(self, timeout: float) -> bool:
         """Waits up to ``timeout`` seconds for the snippet to settle; whether it has."""
         return bool(self._execution.awaitSettled(jpype.JLong(max(0, round(timeout * 1000)))))

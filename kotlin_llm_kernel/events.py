@@ -162,11 +162,14 @@ class SnippetWaiter:
         ``snippet_number`` settles, and the input requests to ``on_input`` (ignored without it: the engine
         withdraws them when their snippet ends).
 
-        ``timeout`` (seconds) only bounds a wait for a hang (:class:`TimeoutError`).
+        ``timeout`` (seconds) bounds the wait (:class:`TimeoutError`), also while output keeps coming; what was not
+        handed over yet stays for the next wait.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             with self._changed:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError(f"snippet{snippet_number}.kts did not settle in {timeout} s")
                 while not self._events and snippet_number not in self._settled:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:

@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
@@ -23,6 +23,7 @@ from traitlets import observe
 
 from . import __version__, early
 from .cell_output import Cell, CellOutput
+from .cell_timer import CellTimer, time_limit_outcome
 from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
 from .engine import Completion, EngineSession, Execution, kotlin_version
@@ -106,6 +107,9 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._input_cell: InputCell | None = None
         #: The notice of lone surrogates replaced in the code of the execute_request being handled.
         self._code_notice: str | None = None
+        #: Interrupts the running cell at the time limit (none when there is no limit), and the snippet it did so for.
+        self._timer: CellTimer | None = None
+        self._timed_out: int | None = None
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
@@ -264,6 +268,11 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._interrupt()
 
     def _interrupt(self) -> None:
+        """A user's interrupt (or the shutdown's): the running snippet's time limit no longer applies to it."""
+        self._stop_timer()
+        self._interrupt_running()
+
+    def _interrupt_running(self) -> None:
         """Cancels the running snippet and, off the event loop, stops its thread if it ignores that (a snippet that
         did not stop at an earlier interrupt is tried again)."""
         if (waiting := self._input_cell) is not None:
@@ -284,6 +293,20 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
                 pass
 
         threading.Thread(target=carry_out, name="kotlin-llm-interrupt", daemon=True).start()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _time_limit_reached(self, execution: Execution) -> None:
+        """The running cell reached the time limit: it is interrupted as by the user, and its error will say so."""
+        self._timer = None
+        if self._running is not execution:
+            return
+        self.log.warning("snippet%s.kts reached the time limit, interrupting it", execution.snippet_number)
+        self._timed_out = execution.snippet_number
+        self._interrupt_running()
 
     def _interrupted(self, execution: Execution, report: Unstoppable | None) -> None:
         """The interrupt of ``execution`` was carried out: a snippet still running ends its cell now."""
@@ -373,17 +396,29 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         ident = self._get_shell_context_var(self._shell_parent_ident)
         self._input_cell = InputCell(number, cell.parent or {}, ident, threading.Event())
         try:
-            self._running = session.submit(code, number, allow_stdin=allow_stdin)
+            self._running = execution = session.submit(code, number, allow_stdin=allow_stdin)
         except Exception:
             self._cells.discard(number)
             raise
+        limit = self._engine_request().session.cell_time_limit
+        if limit > 0:
+            self._timer = CellTimer(
+                loop, limit, lambda: execution.run_seconds, lambda: self._time_limit_reached(execution)
+            )
         try:
             settled = await cell.settled
         finally:
+            self._stop_timer()
             self._running = None
             self._input_cell.stop.set()  # a request still asked is dropped: the engine failed its read
             self._input_cell = None
+        # a snippet that settled before its interrupt came ended on its own
+        timed_out = self._timed_out == number and settled.cancelled
+        self._timed_out = None
+        if timed_out:
+            settled = replace(settled, outcome=time_limit_outcome(settled.outcome, number, limit))
         self._reply_metadata["interrupted"] = settled.cancelled
+        self._reply_metadata["time_limit_exceeded"] = timed_out
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled, cell.budget
 

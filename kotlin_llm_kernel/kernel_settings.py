@@ -8,13 +8,16 @@ config section and of the arguments (traitlets names them after the class).
 
 from __future__ import annotations
 
-from traitlets import Bool, Float, Int, List, TraitError, Unicode, validate
+import os
+
+from traitlets import Bool, Float, Int, List, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
 from .heap_limit import MB, MIN_HEAP, HeapSizeError, parse_size
 from .json_trait import JsonDict
 from .jvm_options import DEFAULT_JVM_OPTIONS
 from .request import EngineRequest, JvmRequest, SessionRequest
+from .time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
 
 
 class KotlinKernel(Configurable):
@@ -59,6 +62,12 @@ class KotlinKernel(Configurable):
         help="Bytes of rich data (HTML, images, JSON) one display or cell value may carry; past it only its text is "
         "shown, with a notice.",
     ).tag(config=True)
+    cell_time_limit = Float(
+        help="Seconds a cell may run (compiling and running its code; not waiting behind another cell, for its "
+        "@file:DependsOn dependencies or for input) before it is interrupted, with an error saying the limit; 0: no "
+        f"limit. Default: the environment variable {ENV_CELL_TIME_LIMIT} (which Jupyter gateways pass from the "
+        "kernel's start request), else 0.",
+    ).tag(config=True)
     log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
 
     @validate("max_heap")
@@ -72,6 +81,20 @@ class KotlinKernel(Configurable):
             if size < MIN_HEAP:
                 raise TraitError(f"max_heap: {value!r} is below the {MIN_HEAP // MB} MB the Kotlin compiler needs")
         return value
+
+    @default("cell_time_limit")
+    def _cell_time_limit_from_environment(self) -> float:
+        try:
+            return parse_limit(os.environ.get(ENV_CELL_TIME_LIMIT, ""))
+        except TimeLimitError as error:
+            raise TraitError(str(error)) from None
+
+    @validate("cell_time_limit")
+    def _valid_cell_time_limit(self, proposal: dict[str, object]) -> float:
+        try:
+            return checked_limit(proposal["value"])
+        except TimeLimitError as error:
+            raise TraitError(str(error)) from None
 
     def engine_request(self) -> EngineRequest:
         jvm = JvmRequest(
@@ -89,5 +112,6 @@ class KotlinKernel(Configurable):
             repositories=tuple(self.repositories),
             resolution_timeout=self.resolution_timeout or None,
             max_display_bytes=self.max_display_bytes,
+            cell_time_limit=self.cell_time_limit,
         )
         return EngineRequest(jvm, session)

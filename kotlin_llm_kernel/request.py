@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .jvm_options import DEFAULT_JVM_OPTIONS
+from .time_limit import checked_limit
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,14 @@ class SessionRequest:
     resolution_timeout: float | None = None  # seconds
     #: Bytes of rich data one display or value may carry before only its text is kept (None: the engine's 10 MB).
     max_display_bytes: int | None = None
+    #: Seconds a snippet may run before it is interrupted (0: no limit), as :mod:`.cell_timer` counts them; the host
+    #: (the kernel, the Python API) enforces it, not the engine.
+    cell_time_limit: float = 0.0
 
     def __post_init__(self) -> None:
         # read-only, so that the request cannot change after it was built
         object.__setattr__(self, "properties", MappingProxyType(dict(self.properties)))
+        object.__setattr__(self, "cell_time_limit", checked_limit(self.cell_time_limit))
 
 
 @dataclass(frozen=True)

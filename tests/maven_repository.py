@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,12 +63,18 @@ def add_metadata(root: Path, group: str, artifact: str, versions: list[str]) -> 
 
 
 @contextmanager
-def served(root: Path) -> Iterator[str]:
-    """Serves ``root`` on 127.0.0.1 and yields its URL."""
+def served(root: Path, jar_delay: float = 0.0) -> Iterator[str]:
+    """Serves ``root`` on 127.0.0.1 and yields its URL; each jar is sent ``jar_delay`` seconds after its request, as
+    over a slow network."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+        def do_GET(self) -> None:
+            if jar_delay and self.path.endswith(".jar"):
+                time.sleep(jar_delay)
+            super().do_GET()
 
         def log_message(self, format: str, *args: object) -> None:
             pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,3 +112,39 @@ def test_magics_and_vars_in_the_python_api() -> None:
         )
         session.execute("val names = mutableListOf(greeting)")
         assert session.execute("vars()").text == ('val greeting: String\nval names: MutableList<String> = ["Hello"]')
+
+
+def test_a_snippet_past_the_time_limit_is_interrupted_and_the_session_goes_on() -> None:
+    def slow_answer(prompt: str, password: bool) -> str:
+        time.sleep(2.5)  # wall-clock time past the limit goes by while the read waits: it must not count
+        return "typed"
+
+    options = SessionOptions(echo=False, cell_time_limit=2, stdin=slow_answer)
+    with ScriptSession(options=options) as limited:
+        assert limited.execute("val keep = 42").ok
+        for code, first in [
+            ("var n = 0L\nwhile (true) { n++ }", "java.lang.InterruptedException: the snippet was cancelled"),
+            ("java.math.BigInteger.valueOf(3).pow(300_000_000).bitLength()", "org.kotlinllm.script.runtime.Snippet"),
+        ]:
+            number = limited.last_snippet_number + 1
+            error = limited.execute(code)
+            assert isinstance(error, Error), error
+            assert error.ename == "TimeLimitExceeded"
+            assert error.evalue == (
+                f"snippet{number}.kts ran longer than the time limit of 2 s (setting cell_time_limit) and was "
+                "interrupted; the session keeps its state"
+            )
+            assert error.traceback[0] == f"TimeLimitExceeded: {error.evalue}"
+            assert error.traceback[1].startswith(first), error.message
+            assert limited.execute("keep").value == 42
+        printing = limited.execute('var i = 0\nwhile (true) { if (++i % 10_000 == 0) println("still going") }')
+        assert isinstance(printing, Error) and printing.ename == "TimeLimitExceeded", "output keeps coming meanwhile"
+        assert printing.stdout.startswith("still going\n")
+        waited = limited.execute('val line = readLine()\n"$line $keep"')
+        assert isinstance(waited, Value), waited
+        assert waited.value == "typed 42"
+
+
+def test_a_bad_time_limit_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^cell_time_limit: -1 is negative; give a number of seconds, 0 or more"):
+        SessionOptions(cell_time_limit=-1)

@@ -11,6 +11,7 @@ import org.kotlinllm.script.internal.OutputRouting
 import org.kotlinllm.script.internal.OutputTarget
 import org.kotlinllm.script.internal.ProcessExit
 import org.kotlinllm.script.internal.ProvidedProperties
+import org.kotlinllm.script.internal.RunClock
 import org.kotlinllm.script.internal.SessionDisplay
 import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SessionScope
@@ -43,6 +44,8 @@ public class ScriptSession internal constructor(
     configuration: SessionConfiguration,
     /** A host that captures what the snippets print and follows each snippet; null prints to the process's streams. */
     private val host: SessionHost?,
+    /** Times each snippet's run, for a host that limits it. */
+    private val clock: RunClock = RunClock(),
 ) : AutoCloseable {
 
     public constructor(
@@ -126,6 +129,7 @@ public class ScriptSession internal constructor(
                     ::evaluationStarts,
                     ::evaluationEnds,
                     stopGate,
+                    clock,
                 )
                 val result = runner.run("session_$id.kts", prelude).result
                 if (result is ScriptResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
@@ -186,6 +190,7 @@ public class ScriptSession internal constructor(
             }
             synchronized(lock) { currentExecution = execution }
             host?.snippetStarts(number)
+            clock.start(number)
             ExitWatch.starts(id, number)
             var thrown: Throwable? = null
             val run = try {
@@ -198,6 +203,7 @@ public class ScriptSession internal constructor(
                 logger.error(e) { "snippet$number.kts failed in the engine" }
                 SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "snippet$number.kts: error: the engine failed: $e"))
             } finally {
+                execution.ranMillis = clock.stop()
                 ExitWatch.ends(id)
                 synchronized(lock) { currentExecution = null }
             }
@@ -383,6 +389,10 @@ public class ScriptExecution internal constructor(
 
     /** Completes when the snippet has finished, cancelled or not. */
     public val settled: CompletableFuture<ScriptResult?> = CompletableFuture()
+
+    /** Milliseconds the snippet ran, once it has finished (see [RunClock]); -1 before. */
+    @Volatile
+    internal var ranMillis: Long = -1
 
     override fun cancel(mayInterruptIfRunning: Boolean): Boolean {
         val cancelled = super.cancel(mayInterruptIfRunning)

@@ -3,6 +3,7 @@ package org.kotlinllm.script.host
 import org.kotlinllm.script.internal.DisplayTarget
 import org.kotlinllm.script.internal.InputHost
 import org.kotlinllm.script.internal.ProcessExit
+import org.kotlinllm.script.internal.RunClock
 import org.kotlinllm.script.internal.SessionHost
 import org.kotlinllm.script.internal.SessionInput
 import org.kotlinllm.script.internal.SnippetRun
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit
 internal class HostEvents(
     /** Bytes of rich data one display may carry; past it, only its text is kept, with a notice. */
     private val maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES,
+    /** The session's clock, which the waits for input are left out of. */
+    clock: RunClock = RunClock(),
 ) : SessionHost,
     DisplayTarget,
     InputHost {
@@ -33,7 +36,7 @@ internal class HostEvents(
     private var closed = false
 
     // stdin: reads of System.in by the session's code become InputRequestEvents
-    override val input: SessionInput = SessionInput { number, requestId, prompt, password ->
+    override val input: SessionInput = SessionInput(clock) { number, requestId, prompt, password ->
         add(InputRequestEvent(number, requestId, prompt, password))
     }
 

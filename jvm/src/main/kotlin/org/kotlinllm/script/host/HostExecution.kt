@@ -2,6 +2,7 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.ScriptExecution
 import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.internal.RunClock
 import org.kotlinllm.script.runtime.SnippetInterruptedError
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
@@ -11,6 +12,7 @@ public class HostExecution internal constructor(
     public val snippetNumber: Int,
     private val execution: ScriptExecution,
     private val session: ScriptSession,
+    private val clock: RunClock,
 ) {
     /**
      * The spec's cancellation (cancels the snippet's `await` coroutines and interrupts the session's thread, or keeps
@@ -30,6 +32,13 @@ public class HostExecution internal constructor(
     } catch (_: TimeoutException) {
         false
     }
+
+    /**
+     * Milliseconds the snippet has run so far, for a host that limits it: compiling and evaluating, from when the
+     * session's thread took it up, without its waits for its `@file:DependsOn` dependencies to resolve and for its
+     * reads of `System.in` to be answered; 0 before it starts. Stays at its last value once it has settled.
+     */
+    public val runMillis: Long get() = execution.ranMillis.takeIf { it >= 0 } ?: clock.millis(snippetNumber)
 
     /** Whether the snippet is being evaluated: compiled, running its code, not settled. */
     public val isEvaluating: Boolean get() = session.isEvaluating(execution)

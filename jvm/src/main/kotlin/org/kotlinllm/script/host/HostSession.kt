@@ -6,6 +6,7 @@ import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
 import org.kotlinllm.script.internal.InputRouting
 import org.kotlinllm.script.internal.ProvidedProperties
+import org.kotlinllm.script.internal.RunClock
 
 /**
  * A [ScriptSession] for a host process (the Jupyter kernel, the Python API, through JPype): plain Java values in,
@@ -18,13 +19,15 @@ public class HostSession private constructor(
     settings: HostSettings,
 ) : AutoCloseable {
 
-    private val events = HostEvents(settings.maxDisplayBytes)
+    /** Times the running snippet for [HostExecution.runMillis]. */
+    private val clock = RunClock()
+    private val events = HostEvents(settings.maxDisplayBytes, clock)
 
     init {
         // before the first snippet: a Scanner or BufferedReader keeps the System.in it was given
         InputRouting.install()
     }
-    private val session = ScriptSession(properties, Dispatchers.Default, settings.configuration, events)
+    private val session = ScriptSession(properties, Dispatchers.Default, settings.configuration, events, clock)
 
     /** The number of the last snippet submitted. */
     public val lastSnippetNumber: Int get() = session.lastSnippetNumber
@@ -67,7 +70,7 @@ public class HostSession private constructor(
 
     private fun execution(code: String, snippetNumber: Int?): HostExecution {
         val execution = session.executeAsync(code, snippetNumber, skipsWhenCancelled = true)
-        return HostExecution(execution.snippetNumber, execution, session)
+        return HostExecution(execution.snippetNumber, execution, session, clock)
     }
 
     /**

@@ -24,6 +24,8 @@ internal interface InputHost {
  * input. A request still waiting when its snippet settles, or when the session closes, fails.
  */
 internal class SessionInput(
+    /** Leaves the time a read waits for its answer out of the snippet's run time. */
+    private val clock: RunClock = RunClock(),
     private val request: (snippetNumber: Int, requestId: Long, prompt: String, password: Boolean) -> Unit,
 ) {
     private class Pending(val snippetNumber: Int, val answer: CompletableFuture<String?> = CompletableFuture())
@@ -91,13 +93,16 @@ internal class SessionInput(
             // what the snippet printed before reading (its prompt) comes before the request
             System.out.flush()
             System.err.flush()
-            request(waiting.snippetNumber, id, prompt, password)
-            return try {
-                waiting.answer.get()
-            } catch (e: ExecutionException) {
-                throw StdinNotAllowedException(e.cause?.message ?: WITHDRAWN)
-            } catch (_: InterruptedException) {
-                throw InterruptedException("the snippet was cancelled while it waited for input")
+            // the wait counts from before the request: once the host sees it, the snippet's clock stands still
+            return clock.waiting {
+                request(waiting.snippetNumber, id, prompt, password)
+                try {
+                    waiting.answer.get()
+                } catch (e: ExecutionException) {
+                    throw StdinNotAllowedException(e.cause?.message ?: WITHDRAWN)
+                } catch (_: InterruptedException) {
+                    throw InterruptedException("the snippet was cancelled while it waited for input")
+                }
             }
         } finally {
             pending.remove(id)

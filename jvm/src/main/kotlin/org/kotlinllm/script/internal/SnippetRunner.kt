@@ -46,6 +46,8 @@ internal class SnippetRunner(
     private val afterEvaluation: () -> Unit,
     /** The only code a host may stop the session's thread in: the evaluations. */
     private val stopGate: StopGate = StopGate(),
+    /** Leaves out of the snippet's run time what it waits for: its dependencies to resolve. */
+    private val clock: RunClock = RunClock(),
 ) : AutoCloseable {
 
     private val compilerHost = ReplCompilerHost(hostClassLoader)
@@ -94,7 +96,7 @@ internal class SnippetRunner(
             return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
         }
         val resolution = try {
-            dependencies.resolve(parsed.file)
+            clock.waiting { dependencies.resolve(parsed.file) }
         } catch (_: InterruptedException) {
             return compilationError("$fileName: error: resolving the dependencies was cancelled")
         }
