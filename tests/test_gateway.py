@@ -9,11 +9,15 @@ import json
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+import nbformat
 import psutil
 import pytest
 import websocket
+from jupyter_server.gateway.gateway_client import GatewayClient
+from jupyter_server.gateway.managers import GatewayKernelManager
+from nbclient import NotebookClient
 
-from gateway_harness import Gateway, KernelChannels, message, processes_mentioning, running_gateway
+from gateway_harness import CELL_TIMEOUT, Gateway, KernelChannels, message, processes_mentioning, running_gateway
 from kernel_client import Cell
 
 POOL = 3
@@ -250,6 +254,56 @@ def test_shutdown_ends_the_kernel_and_frees_its_place(gateway: Gateway, pool: li
     assert cell.content["execution_count"] == 1
     assert fresh_deleted == 204
     _, alive = psutil.wait_procs([process, fresh], timeout=PROCESS_EXIT_GUARD)
+    assert alive == []
+
+
+@pytest.mark.timeout(300)
+def test_nbclient_runs_a_notebook_on_a_kernel_of_the_gateway(
+    gateway: Gateway, pool: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nbclient with jupyter_server's GatewayKernelManager, as docs/pool.md shows it: attached to a kernel of the
+    gateway by its id (here a new one, so that the pool's count is unchanged), the token in the websocket URL, since
+    GatewayKernelClient sends no header on its websocket; nbclient shuts the kernel down at the end."""
+    _, before = run(gateway.api("GET", "kernels"))
+    created, model = run(gateway.api("POST", "kernels", {"name": "kotlin-llm"}))
+    assert created == 201
+    kernel_id = model["id"]
+    process = gateway.kernel_process(kernel_id)
+    monkeypatch.setenv("JUPYTER_GATEWAY_URL", gateway.url)
+    monkeypatch.setenv("JUPYTER_GATEWAY_AUTH_TOKEN", gateway.token)
+    # GatewayClient writes this variable into the environment on first use: set here, it is restored after the test.
+    monkeypatch.setenv("KERNEL_LAUNCH_TIMEOUT", str(CELL_TIMEOUT))
+    spec = {"name": "kotlin-llm", "display_name": "Kotlin (LLM)", "language": "kotlin"}
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": spec})
+    notebook.cells = [nbformat.v4.new_code_cell(code) for code in ('println("from nbclient")', "6 * 7", "asdf")]
+    GatewayClient.clear_instance()
+    try:
+        GatewayClient.instance().ws_url = (
+            gateway.url.replace("http://", "ws://", 1) + f"/api/kernels/{kernel_id}/channels?token={gateway.token}&"
+        )
+        client = NotebookClient(
+            notebook, kernel_manager_class=GatewayKernelManager, allow_errors=True, timeout=CELL_TIMEOUT
+        )
+        client.execute(kernel_id=kernel_id)
+    finally:
+        GatewayClient.clear_instance()
+    error = "snippet3.kts:1:1: error: Unresolved reference 'asdf'."
+    assert [cell.outputs for cell in notebook.cells] == [
+        [{"output_type": "stream", "name": "stdout", "text": "from nbclient\n"}],
+        [{"output_type": "execute_result", "metadata": {}, "data": {"text/plain": "42"}, "execution_count": 2}],
+        [
+            {
+                "output_type": "error",
+                "ename": "CompilationError",
+                "evalue": error,
+                "traceback": [error, "  | <error>asdf</error>"],
+            }
+        ],
+    ]
+    assert [cell.execution_count for cell in notebook.cells] == [1, 2, 3]
+    _, after = run(gateway.api("GET", "kernels"))
+    assert sorted(k["id"] for k in after) == sorted(k["id"] for k in before), "nbclient shut its kernel down"
+    _, alive = psutil.wait_procs([process], timeout=PROCESS_EXIT_GUARD)
     assert alive == []
 
 
