@@ -2,9 +2,14 @@ package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.fir.FirModuleData
+import org.jetbrains.kotlin.fir.SessionConfiguration
+import org.jetbrains.kotlin.fir.analysis.CheckersComponent
 import org.jetbrains.kotlin.fir.caches.FirCache
 import org.jetbrains.kotlin.fir.caches.FirLazyValue
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
+import org.jetbrains.kotlin.fir.java.FirJavaFacade
+import org.jetbrains.kotlin.fir.java.FirSyntheticPropertiesStorage
+import org.jetbrains.kotlin.fir.java.JavaSymbolProvider
 import org.jetbrains.kotlin.fir.java.enhancement.FirEnhancedSymbolsStorage
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
@@ -31,7 +36,10 @@ private val logger = KotlinLogging.logger {}
  *   the last snippet until the next compilation replaces it).
  * - A snippet that declares something stays, as later snippets resolve its declarations through its session; but
  *   most of what that session holds are caches filled while the snippet itself was compiled, which a later
- *   compilation recomputes as it needs them, so [trimKept] empties them after every snippet.
+ *   compilation recomputes as it needs them, so [trimKept] empties them after every snippet. Its checkers (a set
+ *   for every kind of declaration, expression and type) ran on its own code only, so its session gets an empty set of checkers. The
+ *   set of package names with top-level functions that its composite provider computed once (the libraries'
+ *   included) is the same set in every kept session: they share one.
  *
  * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
  * is freed and everything works as before.
@@ -46,7 +54,18 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         provider.moduleDataHistory as MutableList<FirModuleData>
     }
 
-    /** Reflection is done once per class: [trimKept] walks every kept snippet's session after each snippet. */
+    /** The one provider of the kept snippets' declarations (see [SnippetSymbolIndex]), and the modules it has. */
+    private var index: SnippetSymbolIndex? = null
+    private val indexed = HashSet<FirModuleData>()
+
+    /** How many times [trimKept] ran, and the modules it trimmed at least once. */
+    private var trims = 0
+    private val trimmed = HashSet<FirModuleData>()
+
+    /** What a kept snippet's session checks: nothing, as no later compilation checks its code. */
+    private val noCheckers = CheckersComponent()
+
+    /** Reflection is done once per class: [trimKept] walks kept snippets' sessions after each snippet. */
     private val fieldsByClass = HashMap<Class<*>, List<Field>>()
 
     /** The shared cache of enhanced Java members, by owner class (its entries are made as classes are enhanced). */
@@ -58,17 +77,27 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     }
 
     /**
-     * Empties the compilation caches of every kept snippet's session (a later compilation using a snippet's
-     * declarations fills some of them again), and drops the enhanced Java members of snippet modules from the shared
-     * cache (those of the libraries' session stay: every snippet shares them).
+     * Empties the compilation caches of the snippet kept last, and every [FULL_SWEEP_EVERY] snippets those of all
+     * kept ones (a later compilation using a snippet's declarations fills some of them again; sweeping all after
+     * every snippet took longer the longer the session), and drops the enhanced Java members of snippet modules
+     * from the shared cache (those of the libraries' session stay: every snippet shares them).
      */
+    @OptIn(SessionConfiguration::class)
     fun trimKept() {
         val modules = modules ?: return
-        val kept = modules.filterTo(HashSet()) { it.name.asString().startsWith(SNIPPET_MODULE_PREFIX) }
+        val snippetModules = modules.filter { it.name.asString().startsWith(SNIPPET_MODULE_PREFIX) }
+        internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, snippetModules, indexed) }
+        val kept = snippetModules.toHashSet()
+        val sweep = ++trims % FULL_SWEEP_EVERY == 0
         internal("the caches of the snippet sessions") {
-            for (module in kept) {
+            for (module in snippetModules) {
+                if (!trimmed.add(module) && !sweep) continue
+                module.session.register(CheckersComponent::class, noCheckers)
                 for (component in module.session) {
                     if (component.javaClass in COMPILATION_CACHES) component.clearCaches()
+                    // a snippet has no Java sources: its Java provider only remembers the packages it was asked for
+                    if (component is JavaSymbolProvider) component.javaFacade()?.clearCaches()
+                    if (component is FirCachingCompositeSymbolProvider) component.symbolNamesProvider.shareCallablePackageNames()
                 }
             }
         }
@@ -116,6 +145,28 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         }
     }
 
+    private fun JavaSymbolProvider.javaFacade(): FirJavaFacade? =
+        instanceFields().firstOrNull { it.name == "javaFacade" }?.get(this) as? FirJavaFacade
+
+    /**
+     * The distinct sets of package names with top-level callables (one until a library is added): a kept session's
+     * equal set is replaced by the one here. A set once replaced is found by identity, so each is compared once.
+     */
+    private val callablePackageNames = ArrayList<Set<*>>()
+
+    private fun FirSymbolNamesProvider.shareCallablePackageNames() {
+        val lazy = instanceFields().firstOrNull { it.name == CALLABLE_PACKAGE_NAMES }?.get(this) as? Lazy<*> ?: return
+        if (!lazy.isInitialized()) return
+        val names = lazy.value as? Set<*> ?: return
+        if (callablePackageNames.any { it === names }) return
+        val shared = callablePackageNames.firstOrNull { it == names }
+        if (shared == null) {
+            callablePackageNames += names
+        } else {
+            lazy.instanceFields().firstOrNull { it.name == "_value" }?.set(lazy, shared)
+        }
+    }
+
     private fun Any.clearLazyCaches() {
         for (field in instanceFields()) {
             val lazy = field.get(this) as? FirLazyValue<*> ?: continue
@@ -153,10 +204,17 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirIntersectionOverrideStorage::class.java,
             FirDeclaredMemberScopeProvider::class.java,
             FirCorrespondingSupertypesCache::class.java,
+            FirSyntheticPropertiesStorage::class.java,
         )
+
+        /** The lazy field of the compiler's cached symbol-names providers holding the package names with top-level callables. */
+        const val CALLABLE_PACKAGE_NAMES = "topLevelCallablePackageNames\$delegate"
         val FIR_CACHE: Class<*> = FirCache::class.java
 
         /** How the K2 REPL's names of snippet modules begin (`<REPL-snippet-snippet3.kts>`; not `<REPL-base>`). */
         const val SNIPPET_MODULE_PREFIX = "<REPL-snippet-"
+
+        /** Every how many snippets the caches of all kept sessions are emptied, not only the newest one's. */
+        const val FULL_SWEEP_EVERY = 64
     }
 }
