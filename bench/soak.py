@@ -101,7 +101,7 @@ def run_kernel(kind: str, cells: int, args: argparse.Namespace, env: dict[str, s
             if result.status != (ERROR if fails else OK):
                 run.wrong.append(f"cell {number} `{source}`: {result.status} {result.error or ''}".strip())
             if number % 100 == 0 and kernel.pid is not None:
-                run.rss[number] = tree_usage(kernel.pid).rss / MB
+                run.rss[number] = tree_usage(kernel.pid).rss_bytes / MB
             if number % 100 == 0:
                 _progress(f"{kind}: {number} cells, last window median {run.window(number - WINDOW + 1)}")
     return run
