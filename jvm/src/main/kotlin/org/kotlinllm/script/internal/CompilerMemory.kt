@@ -20,10 +20,12 @@ import org.jetbrains.kotlin.fir.session.FirJvmSessionFactory
 import org.jetbrains.kotlin.fir.symbols.FirBasedSymbol
 import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
+import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedCompilationConfigurationsCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
 import java.lang.reflect.Field
 import java.lang.reflect.Modifier
+import kotlin.script.experimental.host.ScriptingHostConfiguration
 
 private val logger = KotlinLogging.logger {}
 
@@ -75,6 +77,31 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             .invoke(state) as FirJvmSessionFactory.Context
         context.predefinedJavaComponents.enhancementStorage.cacheByOwner.backingMap()
     }
+
+    /**
+     * The compiler's two caches of each snippet's refined script configuration, by file name: the CLI provider's
+     * and the host configuration's. A configuration is read while its own snippet compiles only, and each entry
+     * holds the snippet's source file with its document (a few kB), declaring or not.
+     */
+    private val configurations: List<MutableMap<*, *>> = listOfNotNull(
+        internal("the script configurations") {
+            val provider = internalOfState("getScriptConfigurationsProvider")
+            provider?.instanceFields()?.firstOrNull { it.name == "cache" }?.get(provider) as? MutableMap<*, *>
+        },
+        internal("the refined script configurations") {
+            val host = internalOfState("getHostConfiguration") as? ScriptingHostConfiguration
+            val cache = host?.get(ScriptingHostConfiguration.scriptRefinedCompilationConfigurationsCache)
+            cache?.instanceFields()?.firstOrNull { it.name == "refinedCache" }?.get(cache) as? MutableMap<*, *>
+        },
+    )
+
+    /** Forgets the refined configurations of the snippets compiled so far (see [configurations]). */
+    fun forgetConfigurations() {
+        internal("the script configurations") { configurations.forEach { it.clear() } }
+    }
+
+    private fun internalOfState(getter: String): Any? =
+        K2ReplCompilationState::class.java.methods.first { it.name.startsWith(getter) && it.parameterCount == 0 }.invoke(state)
 
     /**
      * Empties the compilation caches of the snippet kept last, and every [FULL_SWEEP_EVERY] snippets those of all

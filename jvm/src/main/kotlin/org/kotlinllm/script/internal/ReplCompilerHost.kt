@@ -208,6 +208,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         } finally {
             snippetTree = null
             snippetImports = emptyList()
+            memory.forgetConfigurations()
             logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         return when (result) {
