@@ -63,8 +63,12 @@ def _free_port() -> int:
 
 
 def write_pod_kernelspec(jupyter: Path, log_dir: Path) -> None:
-    """The generated Kubernetes kernelspec's language and interrupt mode, the pod's command and environment."""
-    generated = json.loads((DEPLOY / "kernelspec" / "kotlin_llm_k8s" / "kernel.json").read_text(encoding="utf-8"))
+    """The Kubernetes kernelspec's language and interrupt mode, as deploy/make-kernelspec.sh makes it with
+    gateway_provisioners' tool, with the pod's command and environment."""
+    made = jupyter.parent / "generated"
+    env = os.environ | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", str(DEPLOY / "make-kernelspec.sh"), "--out", str(made)], env=env, check=True, timeout=120)
+    generated = json.loads((made / "kotlin_llm_k8s" / "kernel.json").read_text(encoding="utf-8"))
     found = importlib.util.find_spec("gateway_provisioners")
     assert found is not None and found.origin is not None, "pip install gateway_provisioners==0.5.0"
     bootstrap = Path(found.origin).parent / "kernel-launchers" / "bootstrap" / "bootstrap-kernel.sh"
