@@ -2,15 +2,22 @@ package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.fir.FirModuleData
+import org.jetbrains.kotlin.fir.FirModuleVisibilityChecker
+import org.jetbrains.kotlin.fir.FirSessionComponent
 import org.jetbrains.kotlin.fir.SessionConfiguration
 import org.jetbrains.kotlin.fir.analysis.CheckersComponent
 import org.jetbrains.kotlin.fir.caches.FirCache
 import org.jetbrains.kotlin.fir.caches.FirLazyValue
+import org.jetbrains.kotlin.fir.declarations.FirAnnotationsPlatformSpecificSupportComponent
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
+import org.jetbrains.kotlin.fir.declarations.FirMemberDeclaration
+import org.jetbrains.kotlin.fir.declarations.annotationPlatformSupport
+import org.jetbrains.kotlin.fir.java.FirJavaElementFinder
 import org.jetbrains.kotlin.fir.java.FirJavaFacade
 import org.jetbrains.kotlin.fir.java.FirSyntheticPropertiesStorage
 import org.jetbrains.kotlin.fir.java.JavaSymbolProvider
 import org.jetbrains.kotlin.fir.java.enhancement.FirEnhancedSymbolsStorage
+import org.jetbrains.kotlin.fir.moduleVisibilityChecker
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDeclaredMemberScopeProvider
@@ -20,11 +27,13 @@ import org.jetbrains.kotlin.fir.session.FirJvmSessionFactory
 import org.jetbrains.kotlin.fir.symbols.FirBasedSymbol
 import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
+import org.jetbrains.kotlin.fir.types.FirMissingDependencyStorage
 import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedCompilationConfigurationsCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
 import java.lang.reflect.Field
 import java.lang.reflect.Modifier
+import kotlin.reflect.KClass
 import kotlin.script.experimental.host.ScriptingHostConfiguration
 
 private val logger = KotlinLogging.logger {}
@@ -56,13 +65,15 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         provider.moduleDataHistory as MutableList<FirModuleData>
     }
 
-    /** The one provider of the kept snippets' declarations (see [SnippetSymbolIndex]), and the modules it has. */
+    /** The one provider of the kept snippets' declarations (see [SnippetSymbolIndex]). */
     private var index: SnippetSymbolIndex? = null
-    private val indexed = HashSet<FirModuleData>()
 
-    /** How many times [trimKept] ran, and the modules it trimmed at least once. */
+    /** How many times [trimKept] ran, and the snippet modules it has seen (indexed, trimmed once, made a leaf). */
     private var trims = 0
-    private val trimmed = HashSet<FirModuleData>()
+    private val known = HashSet<FirModuleData>()
+
+    /** The compiler's project, over which a kept snippet's Java element finder is made again (see [makeLeaf]). */
+    private val project = state.project
 
     /** What a kept snippet's session checks: nothing, as no later compilation checks its code. */
     private val noCheckers = CheckersComponent()
@@ -104,6 +115,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         K2ReplCompilationState::class.java.methods.first { it.name.startsWith(getter) && it.parameterCount == 0 }.invoke(state)
 
     /**
+     * Indexes the snippets kept since the last call ([SnippetSymbolIndex]) and makes each a leaf ([makeLeaf]).
      * Empties the compilation caches of the snippet kept last, and every [FULL_SWEEP_EVERY] snippets those of all
      * kept ones (a later compilation using a snippet's declarations fills some of them again; sweeping all after
      * every snippet took longer the longer the session), and drops the enhanced Java members of snippet modules
@@ -113,12 +125,12 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     fun trimKept() {
         val modules = modules ?: return
         val snippetModules = modules.filter { it.name.asString().startsWith(SNIPPET_MODULE_PREFIX) }
-        internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, snippetModules, indexed) }
-        val kept = snippetModules.toHashSet()
+        val fresh = snippetModules.filter { known.add(it) }
+        internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, fresh) }
+        internal("the snippet modules' dependencies") { fresh.forEach { it.makeLeaf() } }
         val sweep = ++trims % FULL_SWEEP_EVERY == 0
         internal("the caches of the snippet sessions") {
-            for (module in snippetModules) {
-                if (!trimmed.add(module) && !sweep) continue
+            for (module in if (sweep) snippetModules else fresh) {
                 module.session.register(CheckersComponent::class, noCheckers)
                 for (component in module.session) {
                     if (component.javaClass in COMPILATION_CACHES) component.clearCaches()
@@ -128,7 +140,48 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
                 }
             }
         }
+        val kept = snippetModules.toHashSet()
         forgetEnhancedMembers { it in kept }
+    }
+
+    /**
+     * Empties the list of earlier snippets a compiled snippet's module names as its friends. Each snippet's module
+     * lists all earlier ones, and the compiler walks those lists transitively for every new snippet (to make its Java
+     * element finder): a walk over every kept snippet's list, which took a third of a compilation after 1,000 cells.
+     * The new snippet's own list still names every earlier one, so the walk finds the same sessions, in the same
+     * order. What the list also answered, whether the snippet sees the internal declarations of another (a class of
+     * it overriding an internal member of an earlier snippet's class), [SnippetFriends] answers: every snippet sees
+     * those of every other. Its Java element finder, which holds the providers of every earlier session and is no
+     * longer the project's (each compilation registers its own), is made again over its own session only.
+     */
+    @OptIn(SessionConfiguration::class)
+    private fun FirModuleData.makeLeaf() {
+        val friends = instanceFields().firstOrNull { it.name == FRIENDS } ?: return
+        if ((friends.get(this) as? List<*>).isNullOrEmpty()) return
+        if (session.moduleVisibilityChecker != null) session.register(FirModuleVisibilityChecker::class, SnippetFriends)
+        shareAnnotationSupport()
+        friends.set(this, emptyList<FirModuleData>())
+        session.register(FirJavaElementFinder::class, FirJavaElementFinder(session, project))
+    }
+
+    /**
+     * The sets of annotation classes the compiler treats specially, which each session composes anew from the same
+     * platform's (a few kB): kept sessions share the first one's.
+     */
+    private var annotationSupport: FirAnnotationsPlatformSpecificSupportComponent? = null
+
+    @OptIn(SessionConfiguration::class)
+    private fun FirModuleData.shareAnnotationSupport() {
+        val own = session.annotationPlatformSupport
+        val shared = annotationSupport ?: own.also { annotationSupport = it }
+        // the plain overload: the one for composable components would compose the two instead of replacing
+        if (shared !== own && shared.javaClass == own.javaClass) session.register(ANNOTATION_SUPPORT, shared as FirSessionComponent)
+    }
+
+    /** The REPL's rule of internal visibility, for a kept snippet's session: snippets are friends of each other. */
+    private object SnippetFriends : FirModuleVisibilityChecker() {
+        override fun isInFriendModule(declaration: FirMemberDeclaration): Boolean =
+            declaration.moduleData.name.asString().startsWith(SNIPPET_MODULE_PREFIX)
     }
 
     /** Forgets the module of the snippet compiled last, named [fileName], which declared nothing. */
@@ -167,7 +220,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     private fun Any.clearCaches() {
         for (field in instanceFields()) {
             val value = field.get(this) ?: continue
-            if (FIR_CACHE.isInstance(value)) value.backingMap()?.clear()
+            if (FIR_CACHE.isInstance(value)) value.empty()
             if (value is FirSymbolNamesProvider) value.clearLazyCaches()
         }
     }
@@ -197,7 +250,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     private fun Any.clearLazyCaches() {
         for (field in instanceFields()) {
             val lazy = field.get(this) as? FirLazyValue<*> ?: continue
-            lazy.getValue()?.takeIf(FIR_CACHE::isInstance)?.backingMap()?.clear()
+            lazy.getValue()?.takeIf(FIR_CACHE::isInstance)?.empty()
         }
     }
 
@@ -208,6 +261,20 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             .filterNot { Modifier.isStatic(it.modifiers) || it.type.isPrimitive }
             .onEach { it.isAccessible = true }
             .toList()
+    }
+
+    /**
+     * Empties this compiler cache. A cleared hash map keeps its table, sized for what the cache held (~40 tables a
+     * kept snippet, 10 kB): the usual map is replaced by a new one, which has no table until it is written to.
+     */
+    private fun Any.empty() {
+        val field = instanceFields().firstOrNull { it.name == "map" } ?: return
+        when (val map = field.get(this)) {
+            is HashMap<*, *> -> if (map.isNotEmpty() &&
+                map.javaClass == HashMap::class.java
+            ) field.set(this, HashMap<Any, Any>()) else map.clear()
+            is MutableMap<*, *> -> map.clear()
+        }
     }
 
     private fun Any.backingMap(): MutableMap<*, *>? = instanceFields().firstOrNull { it.name == "map" }?.get(this) as? MutableMap<*, *>
@@ -232,7 +299,10 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirDeclaredMemberScopeProvider::class.java,
             FirCorrespondingSupertypesCache::class.java,
             FirSyntheticPropertiesStorage::class.java,
+            FirMissingDependencyStorage::class.java,
         )
+
+        val ANNOTATION_SUPPORT: KClass<out FirSessionComponent> = FirAnnotationsPlatformSpecificSupportComponent::class
 
         /** The lazy field of the compiler's cached symbol-names providers holding the package names with top-level callables. */
         const val CALLABLE_PACKAGE_NAMES = "topLevelCallablePackageNames\$delegate"
@@ -240,6 +310,9 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
         /** How the K2 REPL's names of snippet modules begin (`<REPL-snippet-snippet3.kts>`; not `<REPL-base>`). */
         const val SNIPPET_MODULE_PREFIX = "<REPL-snippet-"
+
+        /** The field of a snippet's module data listing the earlier snippets' modules (see [makeLeaf]). */
+        const val FRIENDS = "friendDependencies"
 
         /** Every how many snippets the caches of all kept sessions are emptied, not only the newest one's. */
         const val FULL_SWEEP_EVERY = 64

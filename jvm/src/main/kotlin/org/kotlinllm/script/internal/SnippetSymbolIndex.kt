@@ -89,15 +89,13 @@ internal class SnippetSymbolIndex private constructor(private val carrier: FirSe
 
     internal companion object {
         /**
-         * Indexes the snippet modules among [modules] not in [indexed] yet (which it adds them to), creating the
-         * index in the first one's session, and returns it; [index] is the one made before, if any.
+         * Indexes the snippet modules [fresh] (kept since the last update, oldest first), creating the index in the
+         * first one's session, and returns it; [index] is the one made before, if any.
          */
         @OptIn(SessionConfiguration::class)
-        fun update(index: SnippetSymbolIndex?, modules: List<FirModuleData>, indexed: MutableSet<FirModuleData>): SnippetSymbolIndex? {
+        fun update(index: SnippetSymbolIndex?, fresh: List<FirModuleData>): SnippetSymbolIndex? {
             var current = index
-            for (module in modules) {
-                if (module in indexed) continue
-                indexed += module
+            for (module in fresh) {
                 val session = module.session
                 val structured = session.structuredProviders
                 val own = session.firProvider.symbolProvider
