@@ -13,6 +13,9 @@ def main(argv: list[str] | None = None) -> None:
 
         install(args[1:])
         return
+    from .malloc_arenas import limit_arenas
+
+    limit_arenas()  # first: the threads started from here on share the arenas
     from traitlets import TraitError
 
     from . import early
