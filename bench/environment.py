@@ -6,6 +6,7 @@ import datetime
 import importlib.metadata
 import os
 import platform
+import socket
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -107,3 +108,10 @@ def git_revision(repo: Path) -> str:
 
 def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (closed again: the server a bench starts binds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

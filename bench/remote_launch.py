@@ -27,7 +27,6 @@ import asyncio
 import importlib.util
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from typing import Any
 import psutil
 
 from completion_report import replace_section
-from environment import BENCH_DIR, REPO
+from environment import BENCH_DIR, REPO, free_port
 
 DEPLOY = REPO / "deploy"
 HEADING = "## Remote kernels"
@@ -54,12 +53,6 @@ VARIANTS = {
     POD_NO_CDS: ("kotlin-llm-pod", {"KOTLIN_LLM_CDS": "0"}),
 }
 TIMEOUT = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def write_pod_kernelspec(jupyter: Path, log_dir: Path) -> None:
@@ -192,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     # read when gateway_provisioners is imported: the response address on loopback, the kernels' logs in work/
     os.environ |= {
         "GP_RESPONSE_IP": "127.0.0.1",
-        "GP_RESPONSE_PORT": str(_free_port()),
+        "GP_RESPONSE_PORT": str(free_port()),
         "GP_KERNEL_LOG_DIR": str(work),
         "JUPYTER_PATH": os.pathsep.join([str(work / "jupyter"), os.environ.get("JUPYTER_PATH", "")]),
     }

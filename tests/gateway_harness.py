@@ -9,7 +9,6 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,17 +24,11 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 from kernel_client import Cell
+from ports import free_port
 
 STARTUP_TIMEOUT = 180
 SHUTDOWN_TIMEOUT = 60
 CELL_TIMEOUT = 120
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class Log:

@@ -7,7 +7,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,8 @@ from typing import Any
 
 import psutil
 from jupyter_client.blocking.client import BlockingKernelClient
+
+from ports import free_port
 
 STARTUP_TIMEOUT = 120
 SHUTDOWN_TIMEOUT = 60
@@ -54,13 +55,6 @@ def find_chromium() -> str | None:
     if explicit:
         return explicit
     return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -35,6 +35,7 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 
 from kernel_client import STARTUP_TIMEOUT, collect, execute, read_until, request, warm_up
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -48,12 +49,6 @@ CALL_TIMEOUT = 240
 EXIT_TIMEOUT = 60
 
 T = TypeVar("T")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _bootstrap_script() -> Path:
@@ -184,7 +179,7 @@ def remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Remote]:
     # read when gateway_provisioners is imported: the response address on loopback, the kernels' logs here
     os.environ |= {
         "GP_RESPONSE_IP": "127.0.0.1",
-        "GP_RESPONSE_PORT": str(_free_port()),
+        "GP_RESPONSE_PORT": str(free_port()),
         "GP_KERNEL_LOG_DIR": str(log_dir),
         "JUPYTER_PATH": f"{jupyter}{os.pathsep}{os.environ.get('JUPYTER_PATH', '')}",
     }
@@ -369,7 +364,7 @@ def test_a_launch_that_cannot_report_is_a_clear_error(problem: str) -> None:
 
     public = RSA.generate(1024).public_key().export_key("DER")
     key = "bm90IGEga2V5" if problem == "bad key" else base64.b64encode(public).decode()
-    port = _free_port()  # closed again: nothing listens there
+    port = free_port()  # closed again: nothing listens there
     command = [sys.executable, "-m", "kotlin_llm_kernel.remote_launcher", "--kernel-id", "k1"]
     command += ["--response-address", f"127.0.0.1:{port}", "--public-key", key, "--port-range", "0..0"]
     done = subprocess.run(
