@@ -50,7 +50,9 @@ private val logger = KotlinLogging.logger {}
  *   compilation recomputes as it needs them, so [trimKept] empties them after every snippet. Its checkers (a set
  *   for every kind of declaration, expression and type) ran on its own code only, so its session gets an empty set of checkers. The
  *   set of package names with top-level functions that its composite provider computed once (the libraries'
- *   included) is the same set in every kept session: they share one.
+ *   included) is the same set in every kept session: they share one, as they share one set of annotation classes.
+ * - A kept snippet's module is made a leaf ([makeLeaf]): it no longer lists the earlier snippets, which the newest
+ *   snippet's module lists anyway.
  *
  * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
  * is freed and everything works as before.
@@ -128,6 +130,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val fresh = snippetModules.filter { known.add(it) }
         internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, fresh) }
         internal("the snippet modules' dependencies") { fresh.forEach { it.makeLeaf() } }
+        internal("the annotation classes of the snippet sessions") { fresh.forEach { it.shareAnnotationSupport() } }
         val sweep = ++trims % FULL_SWEEP_EVERY == 0
         internal("the caches of the snippet sessions") {
             for (module in if (sweep) snippetModules else fresh) {
@@ -147,9 +150,9 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     /**
      * Empties the list of earlier snippets a compiled snippet's module names as its friends. Each snippet's module
      * lists all earlier ones, and the compiler walks those lists transitively for every new snippet (to make its Java
-     * element finder): a walk over every kept snippet's list, which took a third of a compilation after 1,000 cells.
-     * The new snippet's own list still names every earlier one, so the walk finds the same sessions, in the same
-     * order. What the list also answered, whether the snippet sees the internal declarations of another (a class of
+     * element finder): a walk over every kept snippet's list, which took a quarter of a late compilation in a
+     * 1,000-cell session. The new snippet's own list still names every earlier one, so the walk finds the same
+     * sessions, in the same order. What the list also answered, whether the snippet sees the internal declarations of another (a class of
      * it overriding an internal member of an earlier snippet's class), [SnippetFriends] answers: every snippet sees
      * those of every other. Its Java element finder, which holds the providers of every earlier session and is no
      * longer the project's (each compilation registers its own), is made again over its own session only.
@@ -159,7 +162,6 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val friends = instanceFields().firstOrNull { it.name == FRIENDS } ?: return
         if ((friends.get(this) as? List<*>).isNullOrEmpty()) return
         if (session.moduleVisibilityChecker != null) session.register(FirModuleVisibilityChecker::class, SnippetFriends)
-        shareAnnotationSupport()
         friends.set(this, emptyList<FirModuleData>())
         session.register(FirJavaElementFinder::class, FirJavaElementFinder(session, project))
     }
@@ -268,16 +270,14 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
      * kept snippet, 10 kB): the usual map is replaced by a new one, which has no table until it is written to.
      */
     private fun Any.empty() {
-        val field = instanceFields().firstOrNull { it.name == "map" } ?: return
-        when (val map = field.get(this)) {
-            is HashMap<*, *> -> if (map.isNotEmpty() &&
-                map.javaClass == HashMap::class.java
-            ) field.set(this, HashMap<Any, Any>()) else map.clear()
-            is MutableMap<*, *> -> map.clear()
-        }
+        val field = mapField() ?: return
+        val map = field.get(this) as? MutableMap<*, *> ?: return
+        if (map.javaClass == HashMap::class.java && map.isNotEmpty()) field.set(this, HashMap<Any, Any>()) else map.clear()
     }
 
-    private fun Any.backingMap(): MutableMap<*, *>? = instanceFields().firstOrNull { it.name == "map" }?.get(this) as? MutableMap<*, *>
+    private fun Any.mapField(): Field? = instanceFields().firstOrNull { it.name == "map" }
+
+    private fun Any.backingMap(): MutableMap<*, *>? = mapField()?.get(this) as? MutableMap<*, *>
 
     private fun <T> internal(what: String, reach: () -> T): T? = try {
         reach()
