@@ -52,9 +52,11 @@ internal class SnippetRewrite(
         diagnostic.copy(location = SourceCode.Location(map(location.start), location.end?.let(::map)))
     }
 
-    /** What to report when compiling [text] failed too, given the diagnostics of both compilations. */
-    fun failed(first: List<ScriptDiagnostic>, second: List<ScriptDiagnostic>): List<ScriptDiagnostic> =
-        failure(first, mapBack(second))
+    /** What to report when compiling [text] failed too, given the diagnostics of both compilations, both located in the user's text. */
+    fun failed(first: List<ScriptDiagnostic>, second: List<ScriptDiagnostic>): List<ScriptDiagnostic> = failure(first, second)
+
+    /** This rewrite with [more] insertions made too (none of them at an offset where this one inserts). */
+    fun with(more: List<Insertion>): SnippetRewrite = if (more.isEmpty()) this else SnippetRewrite(original, insertions + more, failure)
 
     /** A position in [text] as one in the user's text; one inside an insertion is where the insertion was made. */
     private fun map(position: SourceCode.Position): SourceCode.Position {

@@ -131,27 +131,37 @@ internal class SnippetRunner(
     }
 
     /**
-     * Compiles the snippet; when that fails on a compiler limitation that one of [secondAttempts] avoids, compiles
-     * its rewrite instead, with the diagnostics located in the user's text. The failed first compilation leaves
-     * nothing behind, and the snippet keeps its file name.
+     * Compiles the snippet, its `internal` modifiers commented out ([InternalModifiers]); when that fails on a
+     * compiler limitation that one of [secondAttempts] avoids, compiles its rewrite instead. The diagnostics of both
+     * are located in the user's text. The failed first compilation leaves nothing behind, and the snippet keeps its
+     * file name.
      */
     private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>): Compilation {
         val imports = shadowingImports.imports(parsed)
-        val first = compilerHost.compile(parsed.source.text.toScriptSource(fileName), classpath, imports)
+        val public = InternalModifiers.insertions(parsed)
+        val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports)
         if (first !is Compilation.Failed) return first
-        val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) } ?: return first
+        val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) }?.with(public) ?: return first
         logger.debug { "compiling $fileName again, rewritten" }
-        return when (val second = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
-            is Compilation.Compiled -> Compilation.Compiled(
-                second.snippet,
-                rewrite.mapBack(second.diagnostics),
-                second.classFiles,
-                second.classpath,
-            )
+        return when (val second = compile(rewrite, fileName, classpath, imports)) {
+            is Compilation.Compiled -> second
             is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
             is Compilation.Crashed -> first
         }
     }
+
+    /** Compiles [rewrite]'s text, its diagnostics located in the user's text. */
+    private fun compile(rewrite: SnippetRewrite, fileName: String, classpath: List<File>, imports: List<String>): Compilation =
+        when (val compiled = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
+            is Compilation.Compiled -> Compilation.Compiled(
+                compiled.snippet,
+                rewrite.mapBack(compiled.diagnostics),
+                compiled.classFiles,
+                compiled.classpath,
+            )
+            is Compilation.Failed -> Compilation.Failed(rewrite.mapBack(compiled.diagnostics))
+            is Compilation.Crashed -> compiled
+        }
 
     private fun compilationError(message: String) = SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, message))
 
