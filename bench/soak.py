@@ -3,6 +3,7 @@
     python bench/soak.py --cells 1000                 # ours (a kernel over jupyter_client) and the engine alone
     python bench/soak.py --kinds anchor --cells 300   # JetBrains' kernel, when time allows
     python bench/soak.py --kinds floor --baseline-jars DIR  # also the engine alone built elsewhere (an earlier commit)
+    python bench/soak.py --kinds floor --nmt --cells 2000  # the engine alone's JVM memory by kind, from its NMT
 
 The cells mix declarations and calls as an agent's long session does: ``val aK = K``, ``fun fK() = aK * 2``,
 ``fK()`` in turn, a compile error every 50th cell and a runtime exception every 50th. Each cell is timed from its
@@ -10,13 +11,17 @@ request to its reply (the engine alone: ``execute`` of the Python API in a child
 checked: the error cells must fail, all others succeed. RSS of the kernel's process tree is read after cells 100,
 500 and 1,000 (and every 100th). The report (section "Long sessions" of RESULTS.md) gives the median per 50-cell
 window, the ratio of cells 951–1,000 to cells 51–100, the slowest non-error cell after cell 100, and the RSS
-growth per declaring cell after cell 500.
+growth per declaring cell after cell 500 (and after cell 1,000 when more cells run). With ``--nmt`` the engine alone
+runs with the JVM's native memory tracking and reports, at the same marks, the memory the JVM committed by kind
+(heap, compiled code, class metadata, …): which of them the growth is.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import re
 import shlex
 import statistics
 import subprocess
@@ -44,6 +49,12 @@ WINDOW = 50
 MB = 1e6
 #: After these cells the RSS is reported (and after every 100th in the raw data).
 RSS_MARKS = (100, 500, 1000)
+#: The JVM option of --nmt, and a kind of memory in its summary: "-  Java Heap (reserved=…KB, committed=…KB)".
+NMT_OPTION = "-XX:NativeMemoryTracking=summary"
+_NMT_KIND = re.compile(r"^-\s+(.+?) \(reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
+_NMT_TOTAL = re.compile(r"^Total: reserved=\d+KB, committed=(\d+)KB", re.MULTILINE)
+#: Kinds of JVM memory whose change from cell 500 to the last mark is less than this are left out (MB).
+NMT_SHOWN = 0.3
 
 
 def _step(number: int) -> int | None:
@@ -71,18 +82,20 @@ class Run:
     kind: str
     seconds: list[float] = field(default_factory=list)
     rss: dict[int, float] = field(default_factory=dict)  # after cell N, MB
+    nmt: dict[int, dict[str, float]] = field(default_factory=dict)  # after cell N: MB committed by kind (--nmt)
     wrong: list[str] = field(default_factory=list)  # cells whose outcome was not the expected one
 
     def window(self, first: int) -> float | None:
         chunk = self.seconds[first - 1 : first - 1 + WINDOW]
         return statistics.median(chunk) if len(chunk) == WINDOW else None
 
-    def growth_per_declaring_cell(self, after: int) -> float | None:
-        last = max(self.rss, default=0)
-        if after not in self.rss or last <= after:
+    def growth_per_declaring_cell(self, after: int, marks: dict[int, float] | None = None) -> float | None:
+        """MB per declaring cell from cell ``after`` to the last mark, of the RSS or of the given ``marks``."""
+        marks = self.rss if marks is None else marks
+        last = max(marks, default=0)
+        if after not in marks or last <= after:
             return None
-        cells = sum(1 for n in range(after + 1, last + 1) if declares(n))
-        return (self.rss[last] - self.rss[after]) / cells if cells else None
+        return (marks[last] - marks[after]) / _declaring(after, last)
 
     def slowest_after(self, warm: int) -> tuple[int, float] | None:
         ok = [(n, s) for n, s in enumerate(self.seconds, 1) if n > warm and not soak_cell(n)[1]]
@@ -107,12 +120,28 @@ def run_kernel(kind: str, cells: int, args: argparse.Namespace, env: dict[str, s
     return run
 
 
-def run_engine_child(cells: int) -> None:
+def native_memory() -> dict[str, float]:
+    """The JVM's committed memory by kind (MB), from its native memory tracking, asked through JPype."""
+    import jpype
+
+    management = jpype.JClass("java.lang.management.ManagementFactory")
+    name = jpype.JClass("javax.management.ObjectName")("com.sun.management:type=DiagnosticCommand")
+    arguments = jpype.JArray(jpype.JObject)([jpype.JArray(jpype.JString)(["summary"])])
+    signature = jpype.JArray(jpype.JString)(["[Ljava.lang.String;"])
+    text = str(management.getPlatformMBeanServer().invoke(name, "vmNativeMemory", arguments, signature))
+    kinds = {m.group(1): int(m.group(2)) * 1024 / MB for m in _NMT_KIND.finditer(text)}
+    if total := _NMT_TOTAL.search(text):
+        kinds["Total"] = int(total.group(1)) * 1024 / MB
+    return kinds
+
+
+def run_engine_child(cells: int, nmt: bool) -> None:
     """The engine alone, in this process: prints one JSON line per cell, then the RSS marks."""
     import psutil
-    from kotlin_llm_kernel import Error, ScriptSession, SessionOptions
+    from kotlin_llm_kernel import Error, ScriptSession, SessionOptions, start_jvm
 
     process = psutil.Process()
+    start_jvm(jvm_options=[NMT_OPTION] if nmt else [])
     with ScriptSession(options=SessionOptions(echo=False)) as session:
         session.execute("1 + 1")
         for number in range(1, cells + 1):
@@ -123,12 +152,15 @@ def run_engine_child(cells: int) -> None:
             line: dict[str, Any] = {"cell": number, "seconds": seconds, "failed": isinstance(result, Error)}
             if number % 100 == 0:
                 line["rss"] = process.memory_info().rss / MB
+            if nmt and (number in RSS_MARKS or number % 500 == 0):
+                line["nmt"] = native_memory()
             print(json.dumps(line), flush=True)
 
 
 def run_engine(cells: int, args: argparse.Namespace, env: dict[str, str], kind: str = FLOOR) -> Run:
     run = Run(kind)
     command = [sys.executable, str(Path(__file__).resolve()), "--engine-child", str(cells)]
+    command += ["--nmt"] if args.nmt else []
     # without the archive: a build of other jars would make one in the background while the cells run
     with subprocess.Popen(command, env=env | {"KOTLIN_LLM_CDS": "0"}, stdout=subprocess.PIPE, text=True) as child:
         assert child.stdout is not None
@@ -140,6 +172,8 @@ def run_engine(cells: int, args: argparse.Namespace, env: dict[str, str], kind: 
                 run.wrong.append(f"cell {number} `{soak_cell(number)[0]}`: failed={line['failed']}")
             if "rss" in line:
                 run.rss[number] = line["rss"]
+            if "nmt" in line:
+                run.nmt[number] = line["nmt"]
             if number % 100 == 0:
                 _progress(f"{kind}: {number} cells")
         if child.wait(timeout=args.cell_timeout) != 0:
@@ -174,10 +208,44 @@ def render(runs: list[Run], command: str, context: list[tuple[str, str]]) -> str
         row(f"RSS after cell {mark} (MB)", [f"{r.rss[mark]:.0f}" if mark in r.rss else "" for r in runs])
     growth = [r.growth_per_declaring_cell(500) for r in runs]
     row("RSS growth per declaring cell after 500 (MB)", ["" if g is None else f"{g:.3f}" for g in growth])
+    if longest > 1000:
+        later = [r.growth_per_declaring_cell(1000) for r in runs]
+        row("RSS growth per declaring cell after 1,000 (MB)", ["" if g is None else f"{g:.3f}" for g in later])
     row("cells with a wrong outcome", [str(len(r.wrong)) for r in runs])
     for r in runs:
         lines += [f"- {r.kind}: {wrong}" for wrong in r.wrong[:5]]
+    for r in runs:
+        lines += _native_memory_table(r)
     return "\n".join(lines) + "\n"
+
+
+def _native_memory_table(run: Run) -> list[str]:
+    """The JVM's committed memory by kind at each mark, and its growth per declaring cell between marks (--nmt)."""
+    marks = sorted(run.nmt)
+    if len(marks) < 2:
+        return []
+    first, last = (500 if 500 in run.nmt else marks[0]), marks[-1]
+    grown = [k for k in run.nmt[last] if k != "Total" and abs(_nmt(run, last, k) - _nmt(run, first, k)) >= NMT_SHOWN]
+    spans = list(itertools.pairwise(marks))
+    title = "memory the JVM committed (native memory tracking): MB after cell N, and MB per declaring cell"
+    lines = ["", f"{run.kind}, {title}:", ""]
+    header = [str(m) for m in marks] + [f"{a + 1}–{b}" for a, b in spans]
+    lines += ["| kind | " + " | ".join(header) + " |", "|---|" + "---|" * len(header)]
+    for kind in [*grown, "total"]:
+        at = [f"{_nmt(run, m, kind):.1f}" for m in marks]
+        per = [f"{(_nmt(run, b, kind) - _nmt(run, a, kind)) / _declaring(a, b):.3f}" for a, b in spans]
+        lines.append(f"| {kind} | " + " | ".join(at + per) + " |")
+    return lines
+
+
+def _declaring(after: int, last: int) -> int:
+    """How many cells from ``after + 1`` to ``last`` declare something (at least 1)."""
+    return max(1, sum(1 for n in range(after + 1, last + 1) if declares(n)))
+
+
+def _nmt(run: Run, mark: int, kind: str) -> float:
+    """MB committed of ``kind`` after cell ``mark``; "total" is NMT's own sum of all kinds."""
+    return run.nmt[mark].get("Total" if kind == "total" else kind, 0.0)
 
 
 def _progress(message: str) -> None:
@@ -196,6 +264,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=BENCH_DIR / ".work", help="kernelspecs, logs, raw JSON")
     parser.add_argument("--results", type=Path, default=BENCH_DIR / "RESULTS.md", help="the report's file")
     parser.add_argument("--baseline-jars", type=Path, help="engine jars to run the floor on first, as floor-baseline")
+    parser.add_argument("--nmt", action="store_true", help="the engine alone with the JVM's native memory tracking")
     parser.add_argument("--engine-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
@@ -208,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     args = _parse(arguments)
     if args.engine_child is not None:
-        run_engine_child(args.engine_child)
+        run_engine_child(args.engine_child, args.nmt)
         return 0
     shown = ["DIR" if Path(a).is_absolute() else a for a in arguments]  # no machine path in the report
     command = shlex.join(["python", "bench/soak.py", *shown])
