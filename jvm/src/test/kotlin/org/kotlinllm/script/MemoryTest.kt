@@ -87,6 +87,13 @@ class MemoryTest {
             declare("val built = StringBuilder().apply { append(\"x\"); append(1) }")
             declare("class Derived2(x: Int) : Derived(x * 10)")
             declare("class LoudNames : Names() { override fun add(element: String): Boolean = super.add(element.uppercase()) }")
+            // kinds of function types, annotations and functional interfaces: components kept sessions share
+            declare("annotation class Marker(val note: String)")
+            declare("@Marker(\"m\") fun marked() = 7")
+            declare("val suspending: suspend (Int) -> Int = { it + 1 }")
+            declare("fun interface Op { fun apply(x: Int): Int }")
+            declare("val twice = Op { it * 2 }")
+            declare("val areaOf: kotlin.reflect.KFunction1<Shape, Int> = ::area")
             val expected = listOf(
                 "Derived(1).show()" to "derived 2",
                 "Derived2(1).show()" to "derived 11",
@@ -103,6 +110,10 @@ class MemoryTest {
                 "Person(\"z\", 1).shout()" to "HI Z",
                 "built.length" to 2,
                 "built.toString().reversed()" to "1x",
+                "marked() + twice.apply(4)" to 15,
+                "runBlocking { suspending(1) }" to 2,
+                "areaOf(Square(2))" to 4,
+                "::marked.annotations.filterIsInstance<Marker>().single().note" to "m",
             )
             for ((code, value) in expected) assertEquals(value, session.execute(code).assertValue().value, code)
         }

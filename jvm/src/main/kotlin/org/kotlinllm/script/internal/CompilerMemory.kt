@@ -3,6 +3,7 @@ package org.kotlinllm.script.internal
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirModuleVisibilityChecker
+import org.jetbrains.kotlin.fir.FirSession
 import org.jetbrains.kotlin.fir.FirSessionComponent
 import org.jetbrains.kotlin.fir.SessionConfiguration
 import org.jetbrains.kotlin.fir.analysis.CheckersComponent
@@ -12,6 +13,10 @@ import org.jetbrains.kotlin.fir.declarations.FirAnnotationsPlatformSpecificSuppo
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirMemberDeclaration
 import org.jetbrains.kotlin.fir.declarations.annotationPlatformSupport
+import org.jetbrains.kotlin.fir.extensions.FirPredicateBasedProvider
+import org.jetbrains.kotlin.fir.extensions.FirRegisteredPluginAnnotations
+import org.jetbrains.kotlin.fir.extensions.predicateBasedProvider
+import org.jetbrains.kotlin.fir.extensions.registeredPluginAnnotations
 import org.jetbrains.kotlin.fir.java.FirJavaElementFinder
 import org.jetbrains.kotlin.fir.java.FirJavaFacade
 import org.jetbrains.kotlin.fir.java.FirSyntheticPropertiesStorage
@@ -21,13 +26,17 @@ import org.jetbrains.kotlin.fir.moduleVisibilityChecker
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDeclaredMemberScopeProvider
+import org.jetbrains.kotlin.fir.scopes.impl.FirDynamicMembersStorage
 import org.jetbrains.kotlin.fir.scopes.impl.FirIntersectionOverrideStorage
 import org.jetbrains.kotlin.fir.scopes.impl.FirSubstitutionOverrideStorage
+import org.jetbrains.kotlin.fir.scopes.impl.dynamicMembersStorage
 import org.jetbrains.kotlin.fir.session.FirJvmSessionFactory
 import org.jetbrains.kotlin.fir.symbols.FirBasedSymbol
 import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
+import org.jetbrains.kotlin.fir.types.FirFunctionTypeKindService
 import org.jetbrains.kotlin.fir.types.FirMissingDependencyStorage
+import org.jetbrains.kotlin.fir.types.functionTypeService
 import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedCompilationConfigurationsCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
@@ -50,7 +59,8 @@ private val logger = KotlinLogging.logger {}
  *   compilation recomputes as it needs them, so [trimKept] empties them after every snippet. Its checkers (a set
  *   for every kind of declaration, expression and type) ran on its own code only, so its session gets an empty set of checkers. The
  *   set of package names with top-level functions that its composite provider computed once (the libraries'
- *   included) is the same set in every kept session: they share one, as they share one set of annotation classes.
+ *   included) is the same set in every kept session: they share one, as they share the components that are the
+ *   same in every session (the annotation classes the compiler treats specially, the kinds of function types, …).
  * - A kept snippet's module is made a leaf ([makeLeaf]): it no longer lists the earlier snippets, which the newest
  *   snippet's module lists anyway.
  *
@@ -130,7 +140,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val fresh = snippetModules.filter { known.add(it) }
         internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, fresh) }
         internal("the snippet modules' dependencies") { fresh.forEach { it.makeLeaf() } }
-        internal("the annotation classes of the snippet sessions") { fresh.forEach { it.shareAnnotationSupport() } }
+        internal("the components of the snippet sessions") { fresh.forEach { it.shareComponents() } }
         val sweep = ++trims % FULL_SWEEP_EVERY == 0
         internal("the caches of the snippet sessions") {
             for (module in if (sweep) snippetModules else fresh) {
@@ -167,17 +177,24 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     }
 
     /**
-     * The sets of annotation classes the compiler treats specially, which each session composes anew from the same
-     * platform's (a few kB): kept sessions share the first one's.
+     * The first kept session's instance of each of [SAME_IN_EVERY_SESSION], which later kept sessions are given
+     * instead of their own.
      */
-    private var annotationSupport: FirAnnotationsPlatformSpecificSupportComponent? = null
+    private val sharedComponents = HashMap<KClass<out FirSessionComponent>, FirSessionComponent>()
 
+    /**
+     * Gives a kept snippet's session the first kept session's instances of the components that are the same in
+     * every session ([SAME_IN_EVERY_SESSION]): each session composes them anew (a few kB in all), from the platform
+     * and the compiler plugins, which are the same for every snippet.
+     */
     @OptIn(SessionConfiguration::class)
-    private fun FirModuleData.shareAnnotationSupport() {
-        val own = session.annotationPlatformSupport
-        val shared = annotationSupport ?: own.also { annotationSupport = it }
-        // the plain overload: the one for composable components would compose the two instead of replacing
-        if (shared !== own && shared.javaClass == own.javaClass) session.register(ANNOTATION_SUPPORT, shared as FirSessionComponent)
+    private fun FirModuleData.shareComponents() {
+        for ((key, ofSession) in SAME_IN_EVERY_SESSION) {
+            val own = ofSession(session)
+            val shared = sharedComponents.getOrPut(key) { own }
+            // the plain overload: the one for composable components would compose the two instead of replacing
+            if (shared !== own && shared.javaClass == own.javaClass) session.register(key, shared)
+        }
     }
 
     /** The REPL's rule of internal visibility, for a kept snippet's session: snippets are friends of each other. */
@@ -302,7 +319,19 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirMissingDependencyStorage::class.java,
         )
 
-        val ANNOTATION_SUPPORT: KClass<out FirSessionComponent> = FirAnnotationsPlatformSpecificSupportComponent::class
+        /**
+         * The components a kept session's instance of which is the same as every other's, with how to get it:
+         * the annotation classes the compiler treats specially; the kinds of function types; the index of
+         * declarations by the annotations compiler plugins look for, and those annotations (a plugin reads them in
+         * the session it compiles, never in a kept one); the members of `dynamic`, which JVM code has none of.
+         */
+        val SAME_IN_EVERY_SESSION: List<Pair<KClass<out FirSessionComponent>, (FirSession) -> FirSessionComponent>> = listOf(
+            FirAnnotationsPlatformSpecificSupportComponent::class to { it.annotationPlatformSupport },
+            FirFunctionTypeKindService::class to { it.functionTypeService },
+            FirPredicateBasedProvider::class to { it.predicateBasedProvider },
+            FirRegisteredPluginAnnotations::class to { it.registeredPluginAnnotations },
+            FirDynamicMembersStorage::class to { it.dynamicMembersStorage },
+        )
 
         /** The lazy field of the compiler's cached symbol-names providers holding the package names with top-level callables. */
         const val CALLABLE_PACKAGE_NAMES = "topLevelCallablePackageNames\$delegate"
