@@ -65,6 +65,21 @@ class MemoryTest {
     }
 
     @Test
+    fun `a snippet's class files are dropped once it ran, and its classes loaded later still work`() = runBlocking {
+        ScriptSession().use { session ->
+            // Local is loaded only when counter() first runs, in a later snippet
+            session.execute(
+                "class Box(val v: Int)\nfun counter(): () -> Int { class Local(var n: Int) { fun next() = ++n }; val l = Local(0); return { l.next() } }",
+            ).assertValue()
+            session.execute("val c = counter()\nc(); c()").assertValue().value.let { assertEquals(2, it) }
+            session.execute("enum class Color { RED, GREEN }\nobject Holder { val x = 40 }").assertValue()
+            assertEquals(42, session.execute("Box(1).v + Holder.x + Color.GREEN.ordinal").assertValue().value)
+            val resource = "Box::class.java.let { it.classLoader.getResource(it.name.replace('.', '/') + \".class\") }"
+            assertEquals(null, session.execute(resource).assertValue().value)
+        }
+    }
+
+    @Test
     fun `declarations keep working across snippets after their compilation caches are emptied`() = runBlocking {
         ScriptSession().use { session ->
             suspend fun declare(code: String) {

@@ -265,6 +265,30 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
 
+    /**
+     * Drops the class files of [compiled], just evaluated, once each of its classes is loaded: its class loader and
+     * the compiled snippet would hold them for the rest of the session (~2 kB a snippet), and no later compilation
+     * reads them (the caller keeps those of inline functions on disk first). A class that does not load keeps its
+     * bytes, and so do the module's other files. The class loader is not parallel capable: it looks classes up under
+     * its own lock, which the removal takes.
+     */
+    fun releaseClassFiles(compiled: Compilation.Compiled) {
+        @Suppress("UNCHECKED_CAST")
+        val files = compiled.classFiles as? MutableMap<String, ByteArray> ?: return
+        val loader = lastEvaluatedClass()?.takeIf { it.name == className(compiled) }?.classLoader ?: return
+        val loaded = files.keys.filter { it.endsWith(CLASS_FILE) && loads(it, loader) }
+        synchronized(loader) { files.keys.removeAll(loaded.toSet()) }
+    }
+
+    private fun loads(path: String, loader: ClassLoader): Boolean = try {
+        Class.forName(path.removeSuffix(CLASS_FILE).replace('/', '.'), false, loader)
+        true
+    } catch (_: ClassNotFoundException) {
+        false
+    } catch (_: LinkageError) {
+        false
+    }
+
     /** Forgets [compiled] without evaluating it, as if it had failed to compile. */
     fun discard(compiled: Compilation.Compiled) {
         forget(compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>)
@@ -328,5 +352,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
     override fun close() {
         Disposer.dispose(disposable)
+    }
+
+    private companion object {
+        const val CLASS_FILE = ".class"
     }
 }

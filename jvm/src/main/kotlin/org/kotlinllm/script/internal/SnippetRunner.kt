@@ -203,6 +203,7 @@ internal class SnippetRunner(
             symbols.declared(parsed, snippetClass)
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
+            compilerHost.releaseClassFiles(compiled)
         }
         return when (evaluation) {
             is Evaluation.Returned -> SnippetRun(
