@@ -23,7 +23,9 @@ import org.jetbrains.kotlin.fir.java.FirSyntheticPropertiesStorage
 import org.jetbrains.kotlin.fir.java.JavaSymbolProvider
 import org.jetbrains.kotlin.fir.java.enhancement.FirEnhancedSymbolsStorage
 import org.jetbrains.kotlin.fir.moduleVisibilityChecker
+import org.jetbrains.kotlin.fir.resolve.providers.DEPENDENCIES_SYMBOL_PROVIDER_QUALIFIED_KEY
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
+import org.jetbrains.kotlin.fir.resolve.providers.dependenciesSymbolProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDeclaredMemberScopeProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDynamicMembersStorage
@@ -194,6 +196,27 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             val shared = sharedComponents.getOrPut(key) { own }
             // the plain overload: the one for composable components would compose the two instead of replacing
             if (shared !== own && shared.javaClass == own.javaClass) session.register(key, shared)
+        }
+        shareDependenciesProvider()
+    }
+
+    /** The distinct providers of the libraries' declarations of kept sessions (one until a library is added). */
+    private val dependenciesProviders = ArrayList<FirCachingCompositeSymbolProvider>()
+
+    /**
+     * Gives a kept session the provider of its libraries' declarations of an earlier kept session over the same
+     * libraries: each session composes its own over the same providers (with its own caches, ~1 kB), and a session
+     * whose snippet added a library has other providers, so it keeps its own.
+     */
+    @OptIn(SessionConfiguration::class)
+    private fun FirModuleData.shareDependenciesProvider() {
+        val own = session.dependenciesSymbolProvider as? FirCachingCompositeSymbolProvider ?: return
+        if (dependenciesProviders.any { it === own }) return
+        val shared = dependenciesProviders.firstOrNull { it.providers == own.providers }
+        if (shared == null) {
+            dependenciesProviders += own
+        } else {
+            session.register(DEPENDENCIES_SYMBOL_PROVIDER_QUALIFIED_KEY, shared)
         }
     }
 
