@@ -7,14 +7,20 @@ import org.jetbrains.kotlin.fir.FirSession
 import org.jetbrains.kotlin.fir.FirSessionComponent
 import org.jetbrains.kotlin.fir.SessionConfiguration
 import org.jetbrains.kotlin.fir.analysis.CheckersComponent
+import org.jetbrains.kotlin.fir.analysis.checkers.FirInlineCheckerPlatformSpecificComponent
+import org.jetbrains.kotlin.fir.analysis.checkers.FirPrimaryConstructorSuperTypeCheckerPlatformComponent
+import org.jetbrains.kotlin.fir.analysis.checkers.inlineCheckerExtension
+import org.jetbrains.kotlin.fir.analysis.checkers.primaryConstructorSuperTypePlatformSupport
 import org.jetbrains.kotlin.fir.caches.FirCache
 import org.jetbrains.kotlin.fir.caches.FirLazyValue
 import org.jetbrains.kotlin.fir.declarations.FirAnnotationsPlatformSpecificSupportComponent
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirMemberDeclaration
 import org.jetbrains.kotlin.fir.declarations.annotationPlatformSupport
+import org.jetbrains.kotlin.fir.extensions.FirExtensionService
 import org.jetbrains.kotlin.fir.extensions.FirPredicateBasedProvider
 import org.jetbrains.kotlin.fir.extensions.FirRegisteredPluginAnnotations
+import org.jetbrains.kotlin.fir.extensions.extensionService
 import org.jetbrains.kotlin.fir.extensions.predicateBasedProvider
 import org.jetbrains.kotlin.fir.extensions.registeredPluginAnnotations
 import org.jetbrains.kotlin.fir.java.FirJavaElementFinder
@@ -344,15 +350,19 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
         /**
          * The components a kept session's instance of which is the same as every other's, with how to get it:
-         * the annotation classes the compiler treats specially; the kinds of function types; the index of
-         * declarations by the annotations compiler plugins look for, and those annotations (a plugin reads them in
-         * the session it compiles, never in a kept one); the members of `dynamic`, which JVM code has none of.
+         * the annotation classes the compiler treats specially; the kinds of function types; the compiler plugins'
+         * extensions (the REPL's own among them), the index of declarations by the annotations they look for, and
+         * those annotations (a compilation asks them in the session it compiles, never in a kept one); the platform
+         * parts of two checkers (a kept session checks nothing); the members of `dynamic`, which JVM code has none of.
          */
         val SAME_IN_EVERY_SESSION: List<Pair<KClass<out FirSessionComponent>, (FirSession) -> FirSessionComponent>> = listOf(
             FirAnnotationsPlatformSpecificSupportComponent::class to { it.annotationPlatformSupport },
             FirFunctionTypeKindService::class to { it.functionTypeService },
+            FirExtensionService::class to { it.extensionService },
             FirPredicateBasedProvider::class to { it.predicateBasedProvider },
             FirRegisteredPluginAnnotations::class to { it.registeredPluginAnnotations },
+            FirInlineCheckerPlatformSpecificComponent::class to { it.inlineCheckerExtension },
+            FirPrimaryConstructorSuperTypeCheckerPlatformComponent::class to { it.primaryConstructorSuperTypePlatformSupport },
             FirDynamicMembersStorage::class to { it.dynamicMembersStorage },
         )
 
