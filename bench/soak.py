@@ -89,13 +89,12 @@ class Run:
         chunk = self.seconds[first - 1 : first - 1 + WINDOW]
         return statistics.median(chunk) if len(chunk) == WINDOW else None
 
-    def growth_per_declaring_cell(self, after: int, marks: dict[int, float] | None = None) -> float | None:
-        """MB per declaring cell from cell ``after`` to the last mark, of the RSS or of the given ``marks``."""
-        marks = self.rss if marks is None else marks
-        last = max(marks, default=0)
-        if after not in marks or last <= after:
+    def growth_per_declaring_cell(self, after: int) -> float | None:
+        last = max(self.rss, default=0)
+        if after not in self.rss or last <= after:
             return None
-        return (marks[last] - marks[after]) / _declaring(after, last)
+        cells = _declaring(after, last)
+        return (self.rss[last] - self.rss[after]) / cells if cells else None
 
     def slowest_after(self, warm: int) -> tuple[int, float] | None:
         ok = [(n, s) for n, s in enumerate(self.seconds, 1) if n > warm and not soak_cell(n)[1]]
@@ -233,14 +232,14 @@ def _native_memory_table(run: Run) -> list[str]:
     lines += ["| kind | " + " | ".join(header) + " |", "|---|" + "---|" * len(header)]
     for kind in [*grown, "total"]:
         at = [f"{_nmt(run, m, kind):.1f}" for m in marks]
-        per = [f"{(_nmt(run, b, kind) - _nmt(run, a, kind)) / _declaring(a, b):.3f}" for a, b in spans]
+        per = [f"{(_nmt(run, b, kind) - _nmt(run, a, kind)) / max(1, _declaring(a, b)):.3f}" for a, b in spans]
         lines.append(f"| {kind} | " + " | ".join(at + per) + " |")
     return lines
 
 
 def _declaring(after: int, last: int) -> int:
-    """How many cells from ``after + 1`` to ``last`` declare something (at least 1)."""
-    return max(1, sum(1 for n in range(after + 1, last + 1) if declares(n)))
+    """How many cells from ``after + 1`` to ``last`` declare something."""
+    return sum(1 for n in range(after + 1, last + 1) if declares(n))
 
 
 def _nmt(run: Run, mark: int, kind: str) -> float:

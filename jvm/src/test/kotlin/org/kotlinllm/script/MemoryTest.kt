@@ -71,7 +71,7 @@ class MemoryTest {
             session.execute(
                 "class Box(val v: Int)\nfun counter(): () -> Int { class Local(var n: Int) { fun next() = ++n }; val l = Local(0); return { l.next() } }",
             ).assertValue()
-            session.execute("val c = counter()\nc(); c()").assertValue().value.let { assertEquals(2, it) }
+            assertEquals(2, session.execute("val c = counter()\nc(); c()").assertValue().value)
             session.execute("enum class Color { RED, GREEN }\nobject Holder { val x = 40 }").assertValue()
             assertEquals(42, session.execute("Box(1).v + Holder.x + Color.GREEN.ordinal").assertValue().value)
             val resource = "Box::class.java.let { it.classLoader.getResource(it.name.replace('.', '/') + \".class\") }"

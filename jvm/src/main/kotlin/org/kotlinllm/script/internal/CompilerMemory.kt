@@ -217,7 +217,6 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     @OptIn(SessionConfiguration::class)
     private fun FirModuleData.shareDependenciesProvider() {
         val own = session.dependenciesSymbolProvider as? FirCachingCompositeSymbolProvider ?: return
-        if (dependenciesProviders.any { it === own }) return
         val shared = dependenciesProviders.firstOrNull { it.providers == own.providers }
         if (shared == null) {
             dependenciesProviders += own
