@@ -80,6 +80,22 @@ class MemoryTest {
     }
 
     @Test
+    fun `one class loader loads every snippet's classes, a redeclared class's too`() = runBlocking {
+        ScriptSession().use { session ->
+            session.execute("class A").assertValue()
+            session.execute("val firstA = A()").assertValue()
+            session.execute("1 + 1").assertValue()
+            session.execute("class A(val x: Int = 2)").assertValue()
+            val loaders = "listOf(firstA.javaClass, A::class.java, this::class.java).map { it.classLoader } + " +
+                "Thread.currentThread().contextClassLoader"
+            assertEquals(1, session.execute("($loaders).distinct().size").assertValue().value)
+            val names = session.execute("listOf(firstA.javaClass.name, A::class.java.name)").assertValue().value
+            assertEquals(listOf("Snippet1\$A", "Snippet4\$A"), names)
+            assertEquals(2, session.execute("A().x").assertValue().value)
+        }
+    }
+
+    @Test
     fun `declarations keep working across snippets after their compilation caches are emptied`() = runBlocking {
         ScriptSession().use { session ->
             suspend fun declare(code: String) {

@@ -38,6 +38,7 @@ import kotlin.script.experimental.jvm.impl.KJvmCompiledModuleInMemory
 import kotlin.script.experimental.jvm.impl.KJvmCompiledScript
 import kotlin.script.experimental.jvm.jvm
 import kotlin.script.experimental.jvm.jvmTarget
+import kotlin.script.experimental.jvm.loadDependencies
 import kotlin.script.experimental.jvm.updateClasspath
 import kotlin.script.experimental.util.LinkedSnippet
 import kotlin.script.experimental.util.LinkedSnippetImpl
@@ -122,8 +123,14 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         )
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
+    private val snippetLoader = SnippetClassLoader(hostClassLoader)
+
+    /** Every snippet's classes and added jars are loaded by [snippetLoader], not by a loader of its own. */
     private val evaluationConfiguration = ScriptEvaluationConfiguration {
-        jvm { baseClassLoader(hostClassLoader) }
+        jvm {
+            baseClassLoader(snippetLoader)
+            loadDependencies(false)
+        }
     }
     private val hostConfiguration = ScriptingHostConfiguration(defaultJvmScriptingHostConfiguration) {
         repl {
@@ -233,6 +240,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun evaluate(compiled: Compilation.Compiled, declaresAnything: Boolean = true, stopGate: StopGate = StopGate()): Evaluation {
         val previous = compiled.snippet.previous as? LinkedSnippetImpl<CompiledScript>
         addedClasspath += compiled.classpath
+        snippetLoader.add(compiled.classFiles, compiled.classpath)
         val started = System.nanoTime()
         val thread = Thread.currentThread()
         // the snippet sets its own class loader as the context one (SnippetBytecode); restored afterwards
@@ -266,27 +274,15 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     }
 
     /**
-     * Drops the class files of [compiled], just evaluated, once each of its classes is loaded: its class loader and
+     * Drops the class files of [compiled], just evaluated, once each of its classes is loaded: the class loader and
      * the compiled snippet would hold them for the rest of the session (~2 kB a snippet), and no later compilation
      * reads them (the caller keeps those of inline functions on disk first). A class that does not load keeps its
-     * bytes, and so do the module's other files. The class loader is not parallel capable: it looks classes up under
-     * its own lock, which the removal takes.
+     * bytes, and so do the module's other files.
      */
     fun releaseClassFiles(compiled: Compilation.Compiled) {
         @Suppress("UNCHECKED_CAST")
         val files = compiled.classFiles as? MutableMap<String, ByteArray> ?: return
-        val loader = lastEvaluatedClass()?.takeIf { it.name == className(compiled) }?.classLoader ?: return
-        val loaded = files.keys.filter { it.endsWith(CLASS_FILE) && loads(it, loader) }
-        synchronized(loader) { files.keys.removeAll(loaded.toSet()) }
-    }
-
-    private fun loads(path: String, loader: ClassLoader): Boolean = try {
-        Class.forName(path.removeSuffix(CLASS_FILE).replace('/', '.'), false, loader)
-        true
-    } catch (_: ClassNotFoundException) {
-        false
-    } catch (_: LinkageError) {
-        false
+        if (lastEvaluatedClass()?.name == className(compiled)) snippetLoader.release(files)
     }
 
     /** Forgets [compiled] without evaluating it, as if it had failed to compile. */
@@ -352,9 +348,5 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
     override fun close() {
         Disposer.dispose(disposable)
-    }
-
-    private companion object {
-        const val CLASS_FILE = ".class"
     }
 }
