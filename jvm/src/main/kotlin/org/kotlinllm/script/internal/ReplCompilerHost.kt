@@ -282,7 +282,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     fun releaseClassFiles(compiled: Compilation.Compiled) {
         @Suppress("UNCHECKED_CAST")
         val files = compiled.classFiles as? MutableMap<String, ByteArray> ?: return
-        if (lastEvaluatedClass()?.name == className(compiled)) snippetLoader.release(files)
+        snippetLoader.release(files)
     }
 
     /** Forgets [compiled] without evaluating it, as if it had failed to compile. */

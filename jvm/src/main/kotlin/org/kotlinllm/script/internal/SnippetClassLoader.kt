@@ -20,27 +20,24 @@ internal class SnippetClassLoader(parent: ClassLoader) : URLClassLoader(arrayOf(
     /** The files of the snippets' modules by path (`Snippet3.class`), a class file until its class is defined. */
     private val files = HashMap<String, ByteArray>()
 
-    private val jars = HashSet<URL>()
-
-    /** Adds the files of a compiled snippet's module, and the jars it was compiled with beyond the session's. */
+    /**
+     * Adds the files of a compiled snippet's module, and the jars it was compiled with beyond the session's (a jar
+     * added before is skipped by [addURL]).
+     */
     fun add(moduleFiles: Map<String, ByteArray>, classpath: List<File>) {
         synchronized(this) { files.putAll(moduleFiles) }
-        for (jar in classpath) {
-            val url = jar.toURI().toURL()
-            if (jars.add(url)) addURL(url)
-        }
+        for (jar in classpath) addURL(jar.toURI().toURL())
     }
 
     /**
      * Defines the class of each of [classFiles] (paths in a snippet's module) and drops its bytes, here and from
-     * [classFiles]: nothing reads them once the class is defined. Returns the paths whose class did not load, whose
-     * bytes stay.
+     * [classFiles]: nothing reads them once the class is defined. A class that does not load keeps its bytes.
      */
     fun release(classFiles: MutableMap<String, ByteArray>) {
-        val loaded = classFiles.keys.filter { it.endsWith(CLASS_FILE) && loads(it) }
+        val loaded = classFiles.keys.filter { it.endsWith(CLASS_FILE) && loads(it) }.toSet()
         synchronized(this) {
-            files.keys.removeAll(loaded.toSet())
-            classFiles.keys.removeAll(loaded.toSet())
+            files.keys.removeAll(loaded)
+            classFiles.keys.removeAll(loaded)
         }
     }
 
