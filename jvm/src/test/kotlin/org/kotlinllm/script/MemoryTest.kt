@@ -96,6 +96,39 @@ class MemoryTest {
     }
 
     @Test
+    fun `names, packages and built-in types resolve across two full sweeps of the kept sessions`() = runBlocking {
+        ScriptSession().use { session ->
+            // kept sessions built on built-in types, before the later sessions are given the first one's
+            session.execute("fun unit0() { }\nfun nothing0(): Nothing = throw IllegalStateException(\"n\")").assertValue()
+            session.execute("fun nullable0(): String? = null\nval chars0: CharSequence = \"ab\"").assertValue()
+            session.execute("fun <T> id0(x: T): T = x\nfun throwable0(): Throwable = RuntimeException(\"t\")").assertValue()
+            // 140 declaring snippets: the caches of every kept session are swept twice, the package lookups forgotten
+            for (i in 1..70) {
+                session.execute("val v$i = $i").assertValue()
+                session.execute("fun g$i(): String = \"g\" + v$i").assertValue()
+                if (i % 10 == 0) assertEquals("g$i", session.execute("g$i()").assertValue().value)
+            }
+            val expected = listOf(
+                "g1() + g70()" to "g1g70",
+                "v35 * 2" to 70,
+                "unit0() == Unit" to true,
+                "runCatching { nothing0() }.exceptionOrNull()?.message" to "n",
+                "(nullable0() ?: \"d\") + chars0.length" to "d2",
+                "id0(3) + 1" to 4,
+                "throwable0().message" to "t",
+                "java.util.concurrent.atomic.AtomicInteger(5).incrementAndGet()" to 6,
+                "import java.time.Duration\nDuration.ofSeconds(90).toMinutes()" to 1L,
+                "kotlin.math.sqrt(16.0)" to 4.0,
+            )
+            for ((code, value) in expected) assertEquals(value, session.execute(code).assertValue().value, code)
+            // a redeclaration after the sweeps wins, and an early function keeps the declaration it was compiled against
+            session.execute("val v1 = 100").assertValue()
+            assertEquals(100, session.execute("v1").assertValue().value)
+            assertEquals("g1", session.execute("g1()").assertValue().value)
+        }
+    }
+
+    @Test
     fun `declarations keep working across snippets after their compilation caches are emptied`() = runBlocking {
         ScriptSession().use { session ->
             suspend fun declare(code: String) {

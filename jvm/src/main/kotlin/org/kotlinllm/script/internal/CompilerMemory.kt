@@ -1,6 +1,11 @@
 package org.kotlinllm.script.internal
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.jetbrains.kotlin.cli.jvm.compiler.KotlinCliJavaFileManagerImpl
+import org.jetbrains.kotlin.cli.jvm.index.JvmDependenciesDynamicCompoundIndex
+import org.jetbrains.kotlin.cli.jvm.index.JvmDependenciesIndexBase
+import org.jetbrains.kotlin.com.intellij.psi.impl.file.impl.JavaFileManager
+import org.jetbrains.kotlin.fir.BuiltinTypes
 import org.jetbrains.kotlin.fir.FirModuleData
 import org.jetbrains.kotlin.fir.FirModuleVisibilityChecker
 import org.jetbrains.kotlin.fir.FirSession
@@ -33,6 +38,7 @@ import org.jetbrains.kotlin.fir.resolve.providers.DEPENDENCIES_SYMBOL_PROVIDER_Q
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.dependenciesSymbolProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
+import org.jetbrains.kotlin.fir.resolve.providers.symbolProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDeclaredMemberScopeProvider
 import org.jetbrains.kotlin.fir.scopes.impl.FirDynamicMembersStorage
 import org.jetbrains.kotlin.fir.scopes.impl.FirIntersectionOverrideStorage
@@ -45,6 +51,7 @@ import org.jetbrains.kotlin.fir.types.FirCorrespondingSupertypesCache
 import org.jetbrains.kotlin.fir.types.FirFunctionTypeKindService
 import org.jetbrains.kotlin.fir.types.FirMissingDependencyStorage
 import org.jetbrains.kotlin.fir.types.functionTypeService
+import org.jetbrains.kotlin.it.unimi.dsi.fastutil.objects.Object2ObjectOpenHashMap
 import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedCompilationConfigurationsCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
@@ -68,9 +75,13 @@ private val logger = KotlinLogging.logger {}
  *   for every kind of declaration, expression and type) ran on its own code only, so its session gets an empty set of checkers. The
  *   set of package names with top-level functions that its composite provider computed once (the libraries'
  *   included) is the same set in every kept session: they share one, as they share the components that are the
- *   same in every session (the annotation classes the compiler treats specially, the kinds of function types, …).
+ *   same in every session (the annotation classes the compiler treats specially, the kinds of function types, …)
+ *   and the type references to the built-in types.
  * - A kept snippet's module is made a leaf ([makeLeaf]): it no longer lists the earlier snippets, which the newest
  *   snippet's module lists anyway.
+ * - What later compilations fill again in kept sessions, or outside them, and would keep for the whole session: the
+ *   kept sessions' caches of names by package are emptied after every snippet ([keptNames]), and the classpath
+ *   index's lookups of packages with every full sweep ([forgetPackageLookups]).
  *
  * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
  * is freed and everything works as before.
@@ -149,6 +160,10 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, fresh) }
         internal("the snippet modules' dependencies") { fresh.forEach { it.makeLeaf() } }
         internal("the components of the snippet sessions") { fresh.forEach { it.shareComponents() } }
+        internal("the names of the snippet sessions' providers") {
+            fresh.mapNotNullTo(keptNames) { (it.session.symbolProvider as? FirCachingCompositeSymbolProvider)?.symbolNamesProvider }
+            keptNames.forEach { it.emptyFilledLazyCaches() }
+        }
         val sweep = ++trims % FULL_SWEEP_EVERY == 0
         internal("the caches of the snippet sessions") {
             for (module in if (sweep) snippetModules else fresh) {
@@ -163,6 +178,38 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         }
         val kept = snippetModules.toHashSet()
         forgetEnhancedMembers { it in kept }
+        if (sweep) internal("the classpath's package index") { forgetPackageLookups() }
+    }
+
+    /**
+     * Empties the project's index of the classpath's packages by root: it remembers every package name it was asked
+     * for, in each root (71 for the libraries), the answer "none" too, and the compiler asks for each new name a
+     * snippet uses as a possible package (`a12`, `f12`): ~1 kB a declaring snippet, for the whole session. A lookup
+     * after this reads the roots' directories again.
+     */
+    private fun forgetPackageLookups() {
+        val manager = project.getService(JavaFileManager::class.java) as? KotlinCliJavaFileManagerImpl ?: return
+        val compound =
+            manager.instanceFields().firstOrNull { it.name == "index" }?.get(manager) as? JvmDependenciesDynamicCompoundIndex ?: return
+        val indices = compound.instanceFields().firstOrNull { it.name == "indices" }?.get(compound) as? List<*> ?: return
+        for (index in indices.filterIsInstance<JvmDependenciesIndexBase>()) {
+            val fields = index.instanceFields()
+            val lock = fields.firstOrNull { it.name == "lock" }?.get(index) as? java.util.concurrent.locks.Lock ?: continue
+            lock.lock()
+            try {
+                val byRoot = (fields.firstOrNull { it.name == PACKAGE_CACHE }?.get(index) as? Lazy<*>)?.takeIf { it.isInitialized() }
+                @Suppress("UNCHECKED_CAST")
+                (byRoot?.value as? Array<Any?>)?.let { maps ->
+                    // a new map each: a cleared one keeps its arrays
+                    for (i in maps.indices) if (maps[i] is Object2ObjectOpenHashMap<*, *>) maps[i] = Object2ObjectOpenHashMap<Any, Any>()
+                }
+                // the tree of packages below the roots; the roots themselves stay
+                val tree = (fields.firstOrNull { it.name == ROOT_CACHE }?.get(index) as? Lazy<*>)?.takeIf { it.isInitialized() }?.value
+                tree?.instanceFields()?.firstOrNull { it.name == "innerPackageCaches" }?.set(tree, HashMap<Any, Any>())
+            } finally {
+                lock.unlock()
+            }
+        }
     }
 
     /**
@@ -203,7 +250,24 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             // the plain overload: the one for composable components would compose the two instead of replacing
             if (shared !== own && shared.javaClass == own.javaClass) session.register(key, shared)
         }
+        shareBuiltinTypes()
         shareDependenciesProvider()
+    }
+
+    /** The first kept session's type references to the built-in types, which later kept sessions are given. */
+    private var sharedBuiltinTypes: BuiltinTypes? = null
+
+    /**
+     * Gives a kept session the first kept session's type references to the built-in types (`Unit`, `Int`, `String`,
+     * …, ~1.5 kB a session): a session makes its own set, the same in every session, and a kept session compiles
+     * nothing more. Those its own declarations already refer to stay with them.
+     */
+    private fun FirModuleData.shareBuiltinTypes() {
+        val shared = sharedBuiltinTypes ?: session.builtinTypes.also { sharedBuiltinTypes = it }
+        if (session.builtinTypes === shared) return
+        session.instanceFields().firstOrNull {
+            it.name == BUILTIN_TYPES && it.declaringClass == FirSession::class.java
+        }?.set(session, shared)
     }
 
     /** The distinct providers of the libraries' declarations of kept sessions (one until a library is added). */
@@ -222,6 +286,25 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             dependenciesProviders += own
         } else {
             session.register(DEPENDENCIES_SYMBOL_PROVIDER_QUALIFIED_KEY, shared)
+        }
+    }
+
+    /**
+     * The symbol-names providers of the kept sessions' own symbol providers. A later compilation fills their caches
+     * of names by package again, with the names of every snippet declared so far (the index is among their
+     * providers): ~30 kB each late in a session, for every snippet asked since the last full sweep. They are emptied
+     * after every snippet, which is cheap for those nothing asked: their caches were never made, or are empty.
+     */
+    private val keptNames = ArrayList<FirSymbolNamesProvider>()
+
+    /** Empties the caches of names by package this provider has made and filled, without making those it has not. */
+    private fun FirSymbolNamesProvider.emptyFilledLazyCaches() {
+        for (field in instanceFields()) {
+            val lazy = field.get(this) as? FirLazyValue<*> ?: continue
+            val made = lazy.instanceFields().firstNotNullOfOrNull { it.get(lazy) as? Lazy<*> } ?: continue
+            if (!made.isInitialized()) continue
+            val cache = made.value?.takeIf(FIR_CACHE::isInstance) ?: continue
+            if ((cache.backingMap()?.isEmpty()) == false) cache.empty()
         }
     }
 
@@ -374,6 +457,13 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
         /** The field of a snippet's module data listing the earlier snippets' modules (see [makeLeaf]). */
         const val FRIENDS = "friendDependencies"
+
+        /** The field of a session with its type references to the built-in types (see [shareBuiltinTypes]). */
+        const val BUILTIN_TYPES = "builtinTypes"
+
+        /** The lazy fields of the classpath's index with its package lookups by root, and their tree (see [forgetPackageLookups]). */
+        const val PACKAGE_CACHE = "packageCache\$delegate"
+        const val ROOT_CACHE = "rootCache\$delegate"
 
         /** Every how many snippets the caches of all kept sessions are emptied, not only the newest one's. */
         const val FULL_SWEEP_EVERY = 64

@@ -29,9 +29,67 @@ internal class ValueClassCalls {
     private class KnownClass(
         val superName: String?,
         val interfaces: List<String>,
-        val methods: Map<String, Int>,
+        val methods: MethodTable,
     ) {
-        val isValueClass: Boolean = methods.keys.any { it.startsWith("$BOX(") }
+        val isValueClass: Boolean get() = methods.box != null
+    }
+
+    /**
+     * The methods of a class, `name(descriptor)` with their access flags, in one sorted string: every class the
+     * session compiled keeps one for the rest of the session, and a hash map of strings took ~5 times the room.
+     */
+    private class MethodTable(methods: Map<String, Int>) {
+        private val sorted = methods.keys.sorted()
+        private val text: String = sorted.joinToString("")
+
+        /** Where each method's entry in [text] ends (the next one's start). */
+        private val ends = IntArray(sorted.size).also { ends ->
+            var end = 0
+            sorted.forEachIndexed { index, key ->
+                end += key.length
+                ends[index] = end
+            }
+        }
+        private val access = IntArray(sorted.size) { methods.getValue(sorted[it]) }
+
+        /** The `box-impl` method's name and descriptor if the class is a value class. */
+        val box: String? = sorted.firstOrNull { it.startsWith("$BOX(") }
+
+        private fun start(index: Int) = if (index == 0) 0 else ends[index - 1]
+
+        private fun key(index: Int) = text.substring(start(index), ends[index])
+
+        /** The access flags of [method] (name and descriptor), null if the class does not declare it. */
+        operator fun get(method: String): Int? {
+            var low = 0
+            var high = ends.size - 1
+            while (low <= high) {
+                val middle = (low + high) ushr 1
+                val order = compare(middle, method)
+                when {
+                    order < 0 -> low = middle + 1
+                    order > 0 -> high = middle - 1
+                    else -> return access[middle]
+                }
+            }
+            return null
+        }
+
+        operator fun contains(method: String): Boolean = get(method) != null
+
+        /** Each method with its access flags. */
+        fun entries(): Sequence<Pair<String, Int>> = access.indices.asSequence().map { key(it) to access[it] }
+
+        /** The order of the method at [index] against [method], as [String.compareTo] gives it, without copying. */
+        private fun compare(index: Int, method: String): Int {
+            val start = start(index)
+            val length = ends[index] - start
+            for (i in 0 until minOf(length, method.length)) {
+                val difference = text[start + i] - method[i]
+                if (difference != 0) return difference
+            }
+            return length - method.length
+        }
     }
 
     private val known = HashMap<String, KnownClass>()
@@ -68,7 +126,7 @@ internal class ValueClassCalls {
                 },
                 ClassReader.SKIP_CODE or ClassReader.SKIP_DEBUG or ClassReader.SKIP_FRAMES,
             )
-            known[reader.className] = KnownClass(reader.superName, parents, methods)
+            known[reader.className] = KnownClass(reader.superName, parents, MethodTable(methods))
         }
     }
 
@@ -200,7 +258,7 @@ internal class ValueClassCalls {
         private fun addPlainOverrides() {
             val self = known[className] ?: return
             val added = HashSet<String>()
-            for ((method, access) in self.methods) {
+            for ((method, access) in self.methods.entries()) {
                 if (access and (Opcodes.ACC_STATIC or Opcodes.ACC_PRIVATE) != 0) continue
                 val name = method.substringBefore('(')
                 val descriptor = method.substring(name.length)
@@ -244,7 +302,7 @@ internal class ValueClassCalls {
             val arguments = Type.getArgumentTypes(descriptor)
             if (arguments.isEmpty()) return null
             val instanceDescriptor = Type.getMethodDescriptor(Type.getReturnType(descriptor), *arguments.copyOfRange(1, arguments.size))
-            val box = ownerClass.methods.keys.firstOrNull { it.startsWith("$BOX(") } ?: return null
+            val box = ownerClass.methods.box ?: return null
             val boxDescriptor = box.removePrefix(BOX)
             if (Type.getArgumentTypes(boxDescriptor).singleOrNull() != arguments[0]) return null
             val instance = ownerClass.methods[plain.name + instanceDescriptor] ?: return null
@@ -254,12 +312,12 @@ internal class ValueClassCalls {
         val base = plain.name.removeSuffix(DEFAULT)
         if (!plain.onValue && !base.contains('$')) {
             val suffix = plain.name.substring(base.length)
-            val internal = ownerClass.methods.entries.firstOrNull { (method, methodAccess) ->
+            val internal = ownerClass.methods.entries().firstOrNull { (method, methodAccess) ->
                 val methodName = method.substringBefore('(')
                 methodName.startsWith("$base$") && methodName.endsWith(suffix) && method.substring(methodName.length) == descriptor &&
                     (methodAccess and Opcodes.ACC_STATIC != 0) == isStatic
             }
-            if (internal != null) return Rename(internal.key.substringBefore('('))
+            if (internal != null) return Rename(internal.first.substringBefore('('))
         }
         return null
     }
