@@ -168,7 +168,7 @@ def running_lab(workdir: Path) -> Iterator[LabServer]:
 
 @dataclass(frozen=True)
 class Features:
-    """Which rich-output features the kernel has; a feature's browser test is skipped only when it is absent."""
+    """Which rich-output features the kernel has; a feature's browser test fails when it is absent."""
 
     display: bool
     stdin: bool

@@ -1,9 +1,9 @@
 """Rich output and input as a person sees them: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright,
 one notebook on kotlin-llm whose cells are run one by one with Ctrl+Enter; the assertions read the rendered DOM.
 
-A case whose kernel feature is absent (asked of the kernel itself first, over jupyter_client) is skipped and says
-which one; the whole module is skipped only when no chromium can be found. On a failure the page is saved as a
-screenshot in a temporary folder, named in the failure's report."""
+A case whose kernel feature is absent (asked of the kernel itself first, over jupyter_client) fails and says which
+one, as does the whole module when no chromium can be found: a regression or a missing part is never a skip. On a
+failure the page is saved as a screenshot in a temporary folder, named in the failure's report."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from lab_harness import CHROMIUM_ARGS, Features, LabServer, find_chromium, probe
 
 CHROMIUM = find_chromium()
 if CHROMIUM is None:
-    pytest.skip(
-        "browser test skipped: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
+    pytest.fail(
+        "browser test failed: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
         "run as root; or set KOTLIN_LLM_CHROMIUM to a Chromium binary)",
-        allow_module_level=True,
+        pytrace=False,
     )
 
 pytestmark = pytest.mark.timeout(900)
@@ -56,8 +56,8 @@ WARM_COMPLETION = """async code => {
     return reply.content.matches.length;
 }"""
 
-NEEDS_DISPLAY = "needs the display API: HTML, DISPLAY, UPDATE_DISPLAY and image results (branch rich-display)"
-NEEDS_STDIN = "needs readLine() through input_request (branch rich-stdin)"
+NEEDS_DISPLAY = "the kernel lost the display API: HTML, DISPLAY or UPDATE_DISPLAY no longer compile"
+NEEDS_STDIN = "the kernel lost stdin: readLine() returned without an input_request"
 
 
 class Notebook:
@@ -153,14 +153,14 @@ def test_plain_value(nb: Notebook) -> None:
 
 def test_html(nb: Notebook, features: Features) -> None:
     if not features.display:
-        pytest.skip(NEEDS_DISPLAY)
+        pytest.fail(NEEDS_DISPLAY)
     nb.run(HTML_CELL)
     expect(nb.outputs(HTML_CELL).locator("b")).to_have_text("bold", timeout=CELL_TIMEOUT_MS)
 
 
 def test_image(nb: Notebook, features: Features) -> None:
     if not features.display:
-        pytest.skip(NEEDS_DISPLAY)
+        pytest.fail(NEEDS_DISPLAY)
     nb.run(IMAGE)
     image = nb.outputs(IMAGE).locator("img")
     expect(image).to_have_count(1, timeout=CELL_TIMEOUT_MS)
@@ -172,7 +172,7 @@ def test_image(nb: Notebook, features: Features) -> None:
 
 def test_updated_display(nb: Notebook, features: Features) -> None:
     if not features.display:
-        pytest.skip(NEEDS_DISPLAY)
+        pytest.fail(NEEDS_DISPLAY)
     displayed = nb.outputs(DISPLAYED)
     nb.run(DISPLAYED)
     expect(displayed.filter(has_text="first")).to_have_count(1, timeout=CELL_TIMEOUT_MS)
@@ -185,7 +185,7 @@ def test_updated_display(nb: Notebook, features: Features) -> None:
 
 def test_read_line(nb: Notebook, features: Features) -> None:
     if not features.stdin:
-        pytest.skip(NEEDS_STDIN)
+        pytest.fail(NEEDS_STDIN)
     nb.run(READ_LINE)
     box = nb.cell(READ_LINE).locator(".jp-Stdin-input")
     expect(box).to_be_visible(timeout=CELL_TIMEOUT_MS)

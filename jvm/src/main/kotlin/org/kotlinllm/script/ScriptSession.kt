@@ -4,24 +4,23 @@ import io.github.oshai.kotlinlogging.KotlinLogging
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
-import org.kotlinllm.script.internal.Completer
-import org.kotlinllm.script.internal.ExitWatch
-import org.kotlinllm.script.internal.MemoryReturn
-import org.kotlinllm.script.internal.OutputRouting
-import org.kotlinllm.script.internal.OutputTarget
-import org.kotlinllm.script.internal.ProcessExit
-import org.kotlinllm.script.internal.ProvidedProperties
-import org.kotlinllm.script.internal.RunClock
-import org.kotlinllm.script.internal.SessionDisplay
-import org.kotlinllm.script.internal.SessionHost
-import org.kotlinllm.script.internal.SessionScope
-import org.kotlinllm.script.internal.SessionSymbols
-import org.kotlinllm.script.internal.SnippetNames
-import org.kotlinllm.script.internal.SnippetRun
-import org.kotlinllm.script.internal.SnippetRunner
-import org.kotlinllm.script.internal.StopGate
-import org.kotlinllm.script.internal.UncaughtErrorReporter
-import org.kotlinllm.script.internal.UncaughtErrors
+
+import org.kotlinllm.script.internal.session.ExitWatch
+import org.kotlinllm.script.internal.session.MemoryReturn
+import org.kotlinllm.script.internal.routing.OutputRouting
+import org.kotlinllm.script.internal.routing.OutputTarget
+import org.kotlinllm.script.internal.session.ProcessExit
+
+import org.kotlinllm.script.internal.routing.RunClock
+import org.kotlinllm.script.internal.routing.SessionDisplay
+import org.kotlinllm.script.internal.routing.DisplayTarget
+
+import org.kotlinllm.script.internal.session.SessionSymbols
+import org.kotlinllm.script.internal.report.SnippetNames
+
+import org.kotlinllm.script.internal.routing.StopGate
+import org.kotlinllm.script.internal.routing.UncaughtErrorReporter
+import org.kotlinllm.script.internal.routing.UncaughtErrors
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -58,7 +57,7 @@ public class ScriptSession internal constructor(
     private val scope: SessionScope
 
     /** The session's display functions and renderers; its displays go to a host that shows them. */
-    private val display = SessionDisplay(host as? org.kotlinllm.script.internal.DisplayTarget) { frame ->
+    private val display = SessionDisplay(host as? DisplayTarget) { frame ->
         if (::runner.isInitialized) runner.locate(frame) else "${frame.fileName}:${frame.lineNumber}"
     }
     private val symbols = SessionSymbols()
@@ -210,7 +209,7 @@ public class ScriptSession internal constructor(
             execution.complete(run.result)
             execution.settled.complete(run.result)
             // a host that shows rich output gets the value's bundle, rendered here with the session's renderers
-            val shown = if (host is org.kotlinllm.script.internal.DisplayTarget) display.withValueBundle(run) else run
+            val shown = if (host is DisplayTarget) withValueBundle(run) else run
             host?.snippetSettled(number, shown, execution.isCancelled)
             (run.thrown ?: thrown)?.let { error -> replaceThread = overflowedTheStack(error) }
             memory.snippetSettled(run.thrown ?: thrown)
@@ -321,6 +320,12 @@ public class ScriptSession internal constructor(
     /** An uncaught exception of a coroutine the snippets launched, rendered like their own errors. */
     private fun reportUncaught(error: Throwable) {
         printError("Exception in a launched coroutine: ${render(error)}")
+    }
+
+    /** [run] with the bundle of its value, when it has one (not for Unit and errors); never throws. */
+    private fun withValueBundle(run: SnippetRun): SnippetRun {
+        val result = run.result as? ScriptResult.Value ?: return run
+        return display.valueBundle(result.value)?.let { run.copy(valueBundle = it) } ?: run
     }
 
     private fun render(error: Throwable): String = if (::runner.isInitialized) runner.render(error) else SnippetNames.header(error)

@@ -1,5 +1,6 @@
 package org.kotlinllm.script
 
+import org.kotlinllm.script.dependencies.DependencySettings
 import java.nio.file.Path
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
@@ -24,3 +25,7 @@ public data class SessionConfiguration(
     val resolutionTimeout: Duration = 8.seconds,
     val mavenSettings: Path? = null,
 )
+
+/** What of the configuration the resolution of `@file:DependsOn` uses. */
+internal fun SessionConfiguration.dependencySettings(): DependencySettings =
+    DependencySettings(localRepository, defaultRepositories, resolutionTimeout, mavenSettings)

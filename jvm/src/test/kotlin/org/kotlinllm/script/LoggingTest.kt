@@ -14,8 +14,8 @@ class LoggingTest {
             session.execute("val loggedSnippet = 1\nloggedSnippet").assertValue()
         }
         val log = File(checkNotNull(System.getProperty("org.slf4j.simpleLogger.logFile")) { "set by the pom" }).readText()
-        val compiled = Regex("""DEBUG org\.kotlinllm\.script\.internal\.ReplCompilerHost - compiled snippet1\.kts in \d+ ms""")
-        val evaluated = Regex("""DEBUG org\.kotlinllm\.script\.internal\.ReplCompilerHost - evaluated in \d+ ms""")
+        val compiled = Regex("""DEBUG org\.kotlinllm\.script\.internal\.compiler\.ReplCompilerHost - compiled snippet1\.kts in \d+ ms""")
+        val evaluated = Regex("""DEBUG org\.kotlinllm\.script\.internal\.compiler\.ReplCompilerHost - evaluated in \d+ ms""")
         assertTrue(compiled.containsMatchIn(log), "compile logged")
         assertTrue(evaluated.containsMatchIn(log), "evaluation logged")
     }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.assertThrows
 import org.kotlinllm.script.host.EventReader
 import org.kotlinllm.script.host.HostSession
 import org.kotlinllm.script.host.HostSettings
+import org.kotlinllm.script.runtime.ScriptScope
 import java.time.Clock
 import java.time.Instant
 import java.time.ZoneOffset

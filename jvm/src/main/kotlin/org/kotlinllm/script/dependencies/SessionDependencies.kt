@@ -1,8 +1,6 @@
 package org.kotlinllm.script.dependencies
 
 import io.github.oshai.kotlinlogging.KotlinLogging
-import org.jetbrains.kotlin.psi.KtFile
-import org.kotlinllm.script.SessionConfiguration
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
@@ -16,12 +14,12 @@ private val logger = KotlinLogging.logger {}
  * compiled, resolves them with Maven, and keeps what committed snippets loaded.
  *
  * Repositories are those declared by this and earlier (committed) snippets, or, while none is declared,
- * [SessionConfiguration.defaultRepositories] (empty: Maven Central). Jars the host already provides are left out.
+ * [DependencySettings.defaultRepositories] (empty: Maven Central). Jars the host already provides are left out.
  * The mirrors, proxies and credentials of the Maven settings ([SettingsReader]) apply to resolving artifacts, not to
  * the `maven-metadata.xml` read for version-less coordinates; the local repository is the configured one.
  */
 internal class SessionDependencies(
-    configuration: SessionConfiguration,
+    configuration: DependencySettings,
     hostClassLoader: ClassLoader,
 ) : AutoCloseable {
     private val timeout = configuration.resolutionTimeout
@@ -38,12 +36,11 @@ internal class SessionDependencies(
     private val state = DependencyState()
     private var backendResult: Result<MavenBackend>? = null
 
-    /** Reads the `@file:DependsOn` / `@file:Repository` annotations of the parsed snippet and resolves them. Blocking. */
-    fun resolve(file: KtFile): DependencyResolution {
-        val declared = DeclaredAnnotations.read(file)
+    /** Resolves the `@file:DependsOn` / `@file:Repository` annotations [declared] by a snippet. Blocking. */
+    fun resolve(declared: DeclaredAnnotations): DependencyResolution {
         if (declared.isEmpty) return DependencyResolution.None
         val (resolution, took) = measureTimedValue { SnippetResolution(declared).run() }
-        logger.debug { "Dependencies of ${file.name} in $took: ${resolution.javaClass.simpleName}" }
+        logger.debug { "Dependencies of a snippet in $took: ${resolution.javaClass.simpleName}" }
         return resolution
     }
 

@@ -2,7 +2,7 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.ScriptExecution
 import org.kotlinllm.script.ScriptSession
-import org.kotlinllm.script.internal.RunClock
+import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.runtime.SnippetInterruptedError
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException

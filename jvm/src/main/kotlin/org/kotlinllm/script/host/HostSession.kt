@@ -4,9 +4,9 @@ import kotlinx.coroutines.Dispatchers
 import org.kotlinllm.script.Completion
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
-import org.kotlinllm.script.internal.InputRouting
-import org.kotlinllm.script.internal.ProvidedProperties
-import org.kotlinllm.script.internal.RunClock
+import org.kotlinllm.script.internal.routing.InputRouting
+import org.kotlinllm.script.ProvidedProperties
+import org.kotlinllm.script.internal.routing.RunClock
 
 /**
  * A [ScriptSession] for a host process (the Jupyter kernel, the Python API, through JPype): plain Java values in,

@@ -1,7 +1,5 @@
 package org.kotlinllm.script.runtime
 
-import org.kotlinllm.script.ScriptScope
-
 /** Which [ScriptScope] the scope functions of a snippet act on: the one of the session running the calling code. */
 internal object SessionScopes : SessionLocal<ScriptScope>() {
 

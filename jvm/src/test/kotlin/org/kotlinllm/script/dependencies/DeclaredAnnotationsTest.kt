@@ -1,5 +1,6 @@
 package org.kotlinllm.script.dependencies
 
+import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import org.kotlinllm.script.diagnostics.SourceRange
 import kotlin.test.Test
 import kotlin.test.assertEquals
@@ -9,7 +10,7 @@ import kotlin.test.assertTrue
 class DeclaredAnnotationsTest {
     @Test
     fun `reads values and the ranges of whole entries`() {
-        val declared = DeclaredAnnotations.read(
+        val declared = DependencyAnnotations.read(
             Snippets.parse(
                 """
                 @file:Repository("https://example.org/m2/")
@@ -25,7 +26,7 @@ class DeclaredAnnotationsTest {
 
     @Test
     fun `marks each argument of a vararg entry, and reports templates and options`() {
-        val declared = DeclaredAnnotations.read(
+        val declared = DependencyAnnotations.read(
             Snippets.parse(
                 "@file:DependsOn(\"a:b:1\", \"c:d\")\n" +
                     "@file:DependsOn(\"a:\${'$'}x:1\")\n" +
@@ -51,7 +52,7 @@ class DeclaredAnnotationsTest {
 
     @Test
     fun `no annotations, nothing declared`() {
-        assertTrue(DeclaredAnnotations.read(Snippets.parse("@file:Suppress(\"x\")\nval x = 1")).isEmpty)
+        assertTrue(DependencyAnnotations.read(Snippets.parse("@file:Suppress(\"x\")\nval x = 1")).isEmpty)
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.dependencySettings
 import java.nio.file.Path
 import kotlin.test.Test
 import kotlin.test.assertEquals
@@ -17,12 +18,12 @@ class MavenCentralTest {
 
     @Test
     fun `resolves jsoup from Maven Central with and without version`() {
-        SessionDependencies(SessionConfiguration(localRepository = localRepository), javaClass.classLoader).use { session ->
+        SessionDependencies(SessionConfiguration(localRepository = localRepository).dependencySettings(), javaClass.classLoader).use { session ->
             val pinned =
-                assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.parse("@file:DependsOn(\"org.jsoup:jsoup:1.16.1\")")))
+                assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.declared("@file:DependsOn(\"org.jsoup:jsoup:1.16.1\")")))
             assertEquals(listOf("jsoup-1.16.1.jar"), pinned.classpath.map { it.name })
 
-            val latest = assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.parse("@file:DependsOn(\"org.jsoup:jsoup\")")))
+            val latest = assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.declared("@file:DependsOn(\"org.jsoup:jsoup\")")))
             val version = latest.resolvedVersions.getValue("org.jsoup:jsoup")
             assertTrue(backendOrder().compare(version, "1.16.1") > 0, version)
             assertEquals(listOf("jsoup-$version.jar"), latest.classpath.map { it.name })

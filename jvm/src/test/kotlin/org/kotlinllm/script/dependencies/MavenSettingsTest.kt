@@ -3,6 +3,7 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.dependencySettings
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
@@ -32,7 +33,7 @@ class MavenSettingsTest {
                     localRepository = work.resolve("local"),
                     defaultRepositories = defaults.toList(),
                     mavenSettings = settings,
-                ),
+                ).dependencySettings(),
                 javaClass.classLoader,
             ),
         )

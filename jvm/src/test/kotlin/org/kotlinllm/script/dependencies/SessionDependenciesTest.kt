@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.dependencySettings
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
@@ -26,13 +27,13 @@ class SessionDependenciesTest {
 
     private fun session(vararg defaults: String): SessionDependencies =
         SessionDependencies(
-            SessionConfiguration(localRepository = localRepository, defaultRepositories = defaults.toList()),
+            SessionConfiguration(localRepository = localRepository, defaultRepositories = defaults.toList()).dependencySettings(),
             javaClass.classLoader,
         ).also { opened += it }
 
     @Test
     fun `a snippet without annotations needs nothing`() {
-        assertEquals(DependencyResolution.None, session(repo1).resolve(Snippets.parse("val x = 1")))
+        assertEquals(DependencyResolution.None, session(repo1).resolve(Snippets.declared("val x = 1")))
     }
 
     @Test

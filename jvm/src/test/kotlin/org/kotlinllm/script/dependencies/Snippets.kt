@@ -10,6 +10,7 @@ import org.jetbrains.kotlin.compiler.plugin.ExperimentalCompilerApi
 import org.jetbrains.kotlin.config.CompilerConfiguration
 import org.jetbrains.kotlin.psi.KtFile
 import org.jetbrains.kotlin.psi.KtPsiFactory
+import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 
 /** Parses snippets into PSI, as the session does before compiling them. One environment per test JVM. */
 internal object Snippets {
@@ -27,4 +28,7 @@ internal object Snippets {
     private var counter = 0
 
     fun parse(code: String): KtFile = synchronized(this) { factory.createFile("snippet${++counter}.kts", code) }
+
+    /** The dependency annotations of [code], read as the session reads them. */
+    fun declared(code: String): DeclaredAnnotations = DependencyAnnotations.read(parse(code))
 }

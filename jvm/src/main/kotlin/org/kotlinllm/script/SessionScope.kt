@@ -1,0 +1,82 @@
+package org.kotlinllm.script
+
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.CoroutineExceptionHandler
+import kotlinx.coroutines.CoroutineName
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.asContextElement
+import kotlinx.coroutines.runBlocking
+import org.kotlinllm.script.internal.routing.OutputRouting
+import org.kotlinllm.script.internal.routing.OutputTarget
+import org.kotlinllm.script.runtime.DisplaySink
+import org.kotlinllm.script.runtime.Displays
+import org.kotlinllm.script.runtime.Interruption
+import org.kotlinllm.script.runtime.ScriptScope
+import org.kotlinllm.script.runtime.SessionScopes
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+
+/**
+ * The [ScriptScope] of one session: `launch` runs on [dispatcher] under a supervisor job that closing the session
+ * cancels; [await] runs on the session's thread under the job of the running snippet, which cancellation cancels.
+ */
+internal class SessionScope(
+    dispatcher: CoroutineDispatcher,
+    output: OutputTarget?,
+    display: DisplaySink,
+    reportUncaught: (Throwable) -> Unit,
+) : ScriptScope() {
+
+    private val supervisor = SupervisorJob()
+    private val outputElement: CoroutineContext =
+        (
+            output?.let {
+                OutputRouting.current.asContextElement(it)
+            } ?: EmptyCoroutineContext
+            ) + SessionScopes.current.asContextElement(this) +
+            Displays.current.asContextElement(display)
+
+    override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
+        CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }
+
+    /** The job of the snippet being evaluated; [await] runs as its child. */
+    @Volatile
+    private var snippetJob: Job? = null
+
+    override fun <T> await(block: suspend CoroutineScope.() -> T): T {
+        val job = snippetJob ?: Job()
+        return runBlocking(outputElement + job + CoroutineName("kotlin-llm await")) { block() }
+    }
+
+    /** A snippet's evaluation starts on the session's thread: its [await]s run under a job of their own. */
+    fun evaluationStarts() {
+        snippetJob = Job()
+    }
+
+    /** The evaluation on [thread] ended: a cancellation requested for it must not reach the next one. */
+    fun evaluationEnds(thread: Thread) {
+        snippetJob = null
+        Interruption.clear(thread)
+    }
+
+    /** Cancels the evaluation running on [thread]: its [await]s, a blocking call, and a busy loop. */
+    fun cancelEvaluation(thread: Thread) {
+        // requested first, so that code seeing the cancelled job also sees the request (runSuspending)
+        Interruption.request(thread)
+        snippetJob?.cancel()
+        thread.interrupt()
+    }
+
+    fun cancel() {
+        supervisor.cancel()
+        SessionScopes.closed(this)
+    }
+
+    /** Makes this the scope of the calling thread (the session's own). */
+    fun bindToCurrentThread() {
+        SessionScopes.current.set(this)
+        SessionScopes.opened(this)
+    }
+}

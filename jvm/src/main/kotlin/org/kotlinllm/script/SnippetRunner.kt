@@ -1,0 +1,293 @@
+package org.kotlinllm.script
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.DependencyResolution
+import org.kotlinllm.script.dependencies.LatestVersion
+import org.kotlinllm.script.dependencies.LatestVersionRule
+import org.kotlinllm.script.dependencies.Messages
+import org.kotlinllm.script.dependencies.SessionDependencies
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
+import org.kotlinllm.script.internal.bytecode.ValueClasses
+import org.kotlinllm.script.internal.compiler.Compilation
+import org.kotlinllm.script.internal.compiler.Evaluation
+import org.kotlinllm.script.internal.compiler.ReplCompilerHost
+import org.kotlinllm.script.internal.compiler.completion.Candidate
+import org.kotlinllm.script.internal.compiler.completion.CodeInsight
+import org.kotlinllm.script.internal.compiler.completion.Inspected
+import org.kotlinllm.script.internal.compiler.source.InternalModifiers
+import org.kotlinllm.script.internal.compiler.source.NotebookMagics
+import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
+import org.kotlinllm.script.internal.compiler.source.ShadowingImports
+import org.kotlinllm.script.internal.compiler.source.SnippetParser
+import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
+import org.kotlinllm.script.internal.compiler.source.SnippetRewrite
+import org.kotlinllm.script.internal.compiler.source.SecondAttempt
+import org.kotlinllm.script.internal.compiler.source.SuspendingStatements
+import org.kotlinllm.script.internal.compiler.source.TopLevelCompanions
+import org.kotlinllm.script.internal.report.KnownLimitations
+import org.kotlinllm.script.internal.report.OutOfMemoryHint
+import org.kotlinllm.script.internal.report.SnippetNames
+import org.kotlinllm.script.internal.report.SnippetSources
+import org.kotlinllm.script.internal.report.StackTraceRenderer
+import org.kotlinllm.script.internal.routing.RunClock
+import org.kotlinllm.script.internal.session.SessionSymbols
+import org.kotlinllm.script.internal.routing.StopGate
+import java.io.File
+import java.nio.file.Files
+import kotlin.script.experimental.api.ScriptDiagnostic
+import kotlin.script.experimental.api.SourceCode
+import kotlin.script.experimental.host.toScriptSource
+
+private val logger = KotlinLogging.logger {}
+
+/**
+ * What running one snippet gave: the spec's [result], the exception behind an EVALUATION error it threw, and for a
+ * host that shows rich output, the [valueBundle] of its value.
+ */
+internal data class SnippetRun(
+    val result: ScriptResult,
+    val thrown: Throwable? = null,
+    val valueBundle: org.kotlinllm.script.runtime.MimeBundle? = null,
+)
+
+/**
+ * Compiles and evaluates the snippets of one session, one after another, on the session's thread: parse first,
+ * then compile (rolling back a failure), then evaluate, and render what went wrong for an LLM to read. Records what
+ * the snippets declare in [symbols].
+ */
+internal class SnippetRunner(
+    hostClassLoader: ClassLoader,
+    configuration: SessionConfiguration,
+    private val symbols: SessionSymbols,
+    /** Called before a compiled snippet is evaluated: false when it must not run (its host cancelled it meanwhile). */
+    private val beforeEvaluation: () -> Boolean,
+    private val afterEvaluation: () -> Unit,
+    /** The only code a host may stop the session's thread in: the evaluations. */
+    private val stopGate: StopGate = StopGate(),
+    /** Leaves out of the snippet's run time what it waits for: its dependencies to resolve. */
+    private val clock: RunClock = RunClock(),
+) : AutoCloseable {
+
+    private val compilerHost = ReplCompilerHost(hostClassLoader)
+    private val dependencies = SessionDependencies(configuration.dependencySettings(), hostClassLoader)
+    private val parser = SnippetParser(compilerHost.project)
+    private val insight = CodeInsight(compilerHost)
+    private val sources = SnippetSources()
+    private val stackTraces = StackTraceRenderer(sources)
+    private val limitations = KnownLimitations()
+    private val shadowingImports = ShadowingImports()
+
+    /** Rewrites tried in turn when a snippet's first compilation fails. */
+    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions)
+    private var classDirectories: File? = null
+
+    /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
+    fun locate(frame: StackTraceElement): String = "${frame.fileName}:${sources.snippetLine(frame.className, frame.lineNumber)}"
+
+    /** [error], thrown outside an evaluation (by a thread or a coroutine a snippet started), rendered like the errors of snippets. */
+    fun render(error: Throwable): String = stackTraces.render(error)
+
+    /** The top [limit] of a running thread's [frames], a snippet's named as in its errors; called on any thread. */
+    fun topFrames(frames: Array<StackTraceElement>, limit: Int): List<String> = stackTraces.topFrames(frames, limit)
+
+    /** The snippet frames of [stack] rendered as [render] shows them, without a header; called on any thread. */
+    fun renderFrames(stack: List<StackTraceElement>): String = stackTraces.renderFrames(stack)
+
+    /** Whether [element] is a frame of the snippets' code; called on any thread. */
+    fun isSnippetFrame(element: StackTraceElement): Boolean = stackTraces.isSnippetFrame(element)
+
+    /** Whether [error] went through code of the snippets; called on any thread. */
+    fun hasSnippetFrames(error: Throwable): Boolean = stackTraces.hasSnippetFrames(error)
+
+    /** Completions by the K2 frontend (see [CodeInsight.complete]); called on any thread. */
+    fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? = insight.complete(text, prefix, waitMillis)
+
+    /** Inspection by the K2 frontend (see [CodeInsight.inspect]); called on any thread. */
+    fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = insight.inspect(text, offset, waitMillis)
+
+    fun run(fileName: String, text: String): SnippetRun {
+        // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
+        val code = text.replace("\r\n", "\n").replace('\r', '\n')
+        val parsed = parser.parse(fileName, code)
+        val magics = NotebookMagics.diagnostics(parsed)
+        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, parsed.source, magics))
+        if (parsed.syntaxErrors.isNotEmpty()) {
+            return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
+        }
+        val resolution = try {
+            clock.waiting { dependencies.resolve(DependencyAnnotations.read(parsed.file)) }
+        } catch (_: InterruptedException) {
+            return compilationError("$fileName: error: resolving the dependencies was cancelled")
+        }
+        val resolved = when (resolution) {
+            is DependencyResolution.Failed -> return compilationError(
+                DiagnosticRenderer.render(fileName, parsed.source, resolution.diagnostics),
+            )
+            is DependencyResolution.Resolved -> resolution
+            DependencyResolution.None -> null
+        }
+        val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
+        return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty())) {
+            is Compilation.Crashed -> compilationError(
+                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
+            )
+            is Compilation.Failed -> compilationError(
+                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, parsed, fileName)),
+            )
+            is Compilation.Compiled -> {
+                if (!beforeEvaluation()) {
+                    compilerHost.discard(compilation)
+                    return notRun()
+                }
+                try {
+                    resolved?.commit?.invoke()
+                    evaluate(fileName, parsed, compilation, resolved, versionNotes)
+                } finally {
+                    afterEvaluation()
+                }
+            }
+        }
+    }
+
+    /**
+     * Compiles the snippet, its `internal` modifiers commented out ([InternalModifiers]); when that fails on a
+     * compiler limitation that one of [secondAttempts] avoids, compiles its rewrite instead. The diagnostics of both
+     * are located in the user's text. The failed first compilation leaves nothing behind, and the snippet keeps its
+     * file name.
+     */
+    private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>): Compilation {
+        val imports = shadowingImports.imports(parsed)
+        val public = InternalModifiers.insertions(parsed)
+        val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports)
+        if (first !is Compilation.Failed) return first
+        val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) }?.with(public) ?: return first
+        logger.debug { "compiling $fileName again, rewritten" }
+        return when (val second = compile(rewrite, fileName, classpath, imports)) {
+            is Compilation.Compiled -> second
+            is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
+            is Compilation.Crashed -> first
+        }
+    }
+
+    /** Compiles [rewrite]'s text, its diagnostics located in the user's text. */
+    private fun compile(rewrite: SnippetRewrite, fileName: String, classpath: List<File>, imports: List<String>): Compilation =
+        when (val compiled = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
+            is Compilation.Compiled -> Compilation.Compiled(
+                compiled.snippet,
+                rewrite.mapBack(compiled.diagnostics),
+                compiled.classFiles,
+                compiled.classpath,
+            )
+            is Compilation.Failed -> Compilation.Failed(rewrite.mapBack(compiled.diagnostics))
+            is Compilation.Crashed -> compiled
+        }
+
+    private fun compilationError(message: String) = SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, message))
+
+    /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
+    private fun notRun(): SnippetRun {
+        val interrupted = InterruptedException(NOT_RUN)
+        return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
+    }
+
+    /**
+     * "Resolved 'g:a' to …" at the `@file:DependsOn` naming it: a failed snippet tells the versions it chose, as the
+     * LLM might not know their API.
+     */
+    private fun versionNotes(versions: Map<String, String>, source: SourceText): List<Diagnostic> =
+        versions.map { (coordinates, version) ->
+            val at = source.text.indexOf("\"$coordinates\"")
+            val range = if (at < 0) null else source.range(at, at + coordinates.length + 2)
+            val chosen = LatestVersion(version, LatestVersionRule.isPreRelease(version))
+            Diagnostic(Severity.WARNING, Messages.latestVersion(coordinates, chosen), range)
+        }
+
+    private fun evaluate(
+        fileName: String,
+        parsed: ParsedSnippet,
+        compiled: Compilation.Compiled,
+        resolved: DependencyResolution.Resolved?,
+        versionNotes: List<Diagnostic>,
+    ): SnippetRun {
+        sources.add(fileName, parsed.source, compiled.classFiles)
+        val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, parsed, fileName))
+            .filter { it.severity == Severity.WARNING }
+            .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+        val resolvedVersions = resolved?.resolvedVersions.orEmpty()
+        symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
+        val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
+        if (evaluation !is Evaluation.Broken) {
+            limitations.declared(parsed)
+            val snippetClass = compilerHost.lastEvaluatedClass()
+            symbols.declared(parsed, snippetClass)
+            snippetClass?.let { shadowingImports.declared(parsed, it.name) }
+            if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
+            compilerHost.releaseClassFiles(compiled)
+        }
+        return when (evaluation) {
+            is Evaluation.Returned -> SnippetRun(
+                ScriptResult.Value(ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings, resolvedVersions),
+            )
+            Evaluation.NoValue -> SnippetRun(ScriptResult.Value(Unit, warnings, resolvedVersions))
+            is Evaluation.Threw -> {
+                val report = buildString {
+                    append(stackTraces.render(evaluation.error))
+                    OutOfMemoryHint.of(evaluation.error, symbols::values)?.let { append("\nhint: ").append(it) }
+                    val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+                    if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
+                }
+                SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, report), evaluation.error)
+            }
+            is Evaluation.Broken -> SnippetRun(
+                ScriptResult.Error(ExecutionPhase.EVALUATION, "$fileName: error: the snippet could not be run: ${evaluation.message}"),
+            )
+        }
+    }
+
+    /** The compiler's diagnostics of this snippet as ours: located, snippet classes named as declared, with hints. */
+    private fun diagnostics(reports: List<ScriptDiagnostic>, parsed: ParsedSnippet, fileName: String): List<Diagnostic> =
+        reports.asSequence()
+            .filter { it.severity >= ScriptDiagnostic.Severity.WARNING }
+            .filter { it.sourcePath == null || it.sourcePath == fileName || it.location != null }
+            .map { report ->
+                val location = report.location
+                val range = location?.let {
+                    val end = it.end
+                    SourceRange(it.start.line, it.start.col, end?.line ?: it.start.line, end?.col ?: it.start.col)
+                }
+                val severity = if (report.severity == ScriptDiagnostic.Severity.WARNING) Severity.WARNING else Severity.ERROR
+                val message = SnippetNames.clean(report.message)
+                Diagnostic(severity, message, range, limitations.compileHint(message, range, parsed))
+            }
+            .distinct()
+            .sortedWith(compareBy({ it.range?.startLine ?: Int.MAX_VALUE }, { it.range?.startColumn ?: Int.MAX_VALUE }))
+            .toList()
+
+    /** Inline functions of this snippet can be called later only if later compilations see its class files. */
+    private fun keepClassFiles(fileName: String, classFiles: Map<String, ByteArray>) {
+        val root = classDirectories ?: Files.createTempDirectory("kotlin-llm-snippets").toFile().also { classDirectories = it }
+        val directory = File(root, fileName.removeSuffix(".kts"))
+        for ((path, bytes) in classFiles) {
+            if (!path.endsWith(".class")) continue
+            val file = File(directory, path)
+            file.parentFile.mkdirs()
+            file.writeBytes(bytes)
+        }
+        compilerHost.addClasspath(listOf(directory))
+        logger.debug { "kept the class files of $fileName for its inline declarations" }
+    }
+
+    override fun close() {
+        dependencies.close()
+        compilerHost.close()
+        classDirectories?.deleteRecursively()
+    }
+
+    private companion object {
+        const val NOT_RUN = "the snippet was cancelled while it compiled: it did not run"
+    }
+}

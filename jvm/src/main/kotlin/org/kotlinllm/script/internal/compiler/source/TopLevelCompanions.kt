@@ -1,0 +1,33 @@
+package org.kotlinllm.script.internal.compiler.source
+
+import org.jetbrains.kotlin.lexer.KtTokens
+import org.jetbrains.kotlin.psi.KtObjectDeclaration
+import kotlin.script.experimental.api.ScriptDiagnostic
+
+/**
+ * A `companion object Name { … }` at the top level of a snippet, which Kotlin notebooks accept (their REPL compiles
+ * a cell as a class, whose companion it becomes) and the K2 REPL rejects with "Modifier 'companion' is not applicable
+ * inside 'file'". The snippet is compiled again with the modifier commented out, so the object is declared as
+ * `object Name`, and `Name.member` works as it does in those notebooks.
+ */
+internal object TopLevelCompanions : SecondAttempt {
+
+    private const val NOT_APPLICABLE = "Modifier 'companion' is not applicable inside 'file'"
+
+    override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
+        val errors = failed.filter { it.severity >= ScriptDiagnostic.Severity.ERROR }
+        val fixed = errors.filter { it.message.startsWith(NOT_APPLICABLE) }.toSet()
+        if (fixed.isEmpty()) return null
+        val modifiers = parsed.file.script?.declarations.orEmpty()
+            .filterIsInstance<KtObjectDeclaration>()
+            .mapNotNull { it.modifierList?.getModifier(KtTokens.COMPANION_KEYWORD) }
+        if (modifiers.isEmpty()) return null
+        val insertions = modifiers.flatMap { modifier ->
+            listOf(
+                SnippetRewrite.Insertion(modifier.textRange.startOffset, "/*"),
+                SnippetRewrite.Insertion(modifier.textRange.endOffset, "*/"),
+            )
+        }
+        return SnippetRewrite.avoiding(parsed.source, insertions, fixed)
+    }
+}
