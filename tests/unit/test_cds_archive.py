@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel import cds, cds_archive
-from kotlin_llm_kernel.java_runtime import JavaRuntime
+from kotlin_llm_kernel.jvm import cds, cds_archive
+from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
 
 
 @pytest.fixture

@@ -1,12 +1,14 @@
-"""The JVM's command line (kotlin_llm_kernel.jvm_options) from a directory of engine jars, without starting a JVM."""
+"""The JVM's command line (kotlin_llm_kernel.jvm.jvm_options) from a directory of engine jars, without starting a
+JVM."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.java_runtime import JavaRuntime
-from kotlin_llm_kernel.jvm_options import (
+from kotlin_llm_kernel.config.request import JvmRequest
+from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
+from kotlin_llm_kernel.jvm.jvm_options import (
     DEFAULT_JVM_OPTIONS,
     ENV_CLASSPATH,
     ENV_ENGINE_JARS,
@@ -19,7 +21,6 @@ from kotlin_llm_kernel.jvm_options import (
     read_properties,
     redacted,
 )
-from kotlin_llm_kernel.request import JvmRequest
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
-"""Lone surrogates replaced and located (kotlin_llm_kernel.surrogates), without a kernel."""
+"""Lone surrogates replaced and located (kotlin_llm_kernel.session.surrogates), without a kernel."""
 
 from __future__ import annotations
 
 import json
 
 from jupyter_client.session import json_packer
-from kotlin_llm_kernel.surrogates import (
+from kotlin_llm_kernel.session.surrogates import (
     lone_surrogates,
     packing_lone_surrogates,
     replace_lone_surrogates,

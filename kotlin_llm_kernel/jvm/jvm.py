@@ -11,10 +11,10 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from ..config.request import JvmRequest
 from . import cds
 from .java_runtime import JavaRuntime, find_java
 from .jvm_options import jvm_command, redacted
-from .request import JvmRequest
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Loading and verifying the Kotlin compiler's ~11,000 classes is most of a cold st
 is a dynamic AppCDS archive (``-XX:ArchiveClassesAtExit``, used with ``-XX:SharedArchiveFile``) before JDK 25, and
 an AOT cache from JDK 25 on (``-XX:AOTCacheOutput``, used with ``-XX:AOTCache``). It must be dumped by a
 JPype-hosted JVM with exactly the classpath and options of the JVMs that use it (one dumped by the ``java``
-launcher does not map under JPype), so a helper process does that: ``python -m kotlin_llm_kernel.cds`` builds it
+launcher does not map under JPype), so a helper process does that: ``python -m kotlin_llm_kernel.jvm.cds`` builds it
 in the foreground for the default settings, and :func:`options_for` starts the helper detached in the background
 when a JVM starts without a usable archive (that start goes on without one).
 
@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..config.request import JvmRequest, SessionRequest
 from .cds_archive import DYNAMIC_MAGIC, ENV_CACHE_DIR, STATIC_MAGIC, Archive, cache_dir, prune
 from .java_runtime import JavaRuntime, find_java, inspect_home
 from .jvm_options import jvm_command
-from .request import JvmRequest, SessionRequest
 
 __all__ = [
     "DYNAMIC_MAGIC",
@@ -106,13 +106,13 @@ def _write_request(archive: Archive, java: JavaRuntime, classpath: Sequence[str]
 
 
 def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str]) -> bool:
-    """Starts ``python -m kotlin_llm_kernel.cds --request …`` detached (own session, low priority)."""
+    """Starts ``python -m kotlin_llm_kernel.jvm.cds --request …`` detached (own session, low priority)."""
     if not archive.take_lock():
         return False
     _write_request(archive, java, classpath, options)
     with open(archive.log_file, "ab") as log_file:
         helper = subprocess.Popen(
-            [sys.executable, "-m", "kotlin_llm_kernel.cds", "--request", str(archive.request), "--nice"],
+            [sys.executable, "-m", "kotlin_llm_kernel.jvm.cds", "--request", str(archive.request), "--nice"],
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -132,8 +132,8 @@ def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options:
     import jpype
     import jpype.config
 
-    from .engine import EngineSession
-    from .events import SnippetWaiter
+    from ..session.bridge import EngineSession
+    from ..session.events import SnippetWaiter
 
     target = archive.temporary()
     target.unlink(missing_ok=True)
@@ -194,7 +194,7 @@ def build(request: JvmRequest | None = None) -> Archive:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kotlin_llm_kernel.cds", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m kotlin_llm_kernel.jvm.cds", description=__doc__.split("\n\n")[0])
     parser.add_argument("--request", type=Path, help="make the archive described by this file (the kernel's helper)")
     parser.add_argument("--nice", action="store_true", help="run at the lowest CPU priority")
     args = parser.parse_args(argv)

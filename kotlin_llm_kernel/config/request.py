@@ -1,7 +1,7 @@
 """What the JVM and an engine session are started with: one immutable request, built once.
 
 The kernel builds it from its settings (:mod:`.kernel_settings`), the Python API from its keyword arguments; the
-JVM start (:mod:`.jvm`) reads its ``jvm`` part and the session (:mod:`.engine`) its ``session`` part.
+JVM start (:mod:`.jvm.jvm`) reads its ``jvm`` part and the session (:mod:`.session.bridge`) its ``session`` part.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .jvm_options import DEFAULT_JVM_OPTIONS
+from ..jvm.jvm_options import DEFAULT_JVM_OPTIONS
 from .time_limit import checked_limit
 
 
@@ -26,7 +26,7 @@ class JvmRequest:
     #: The heap's maximum (``2g``, ``1536m``, ``2Gi``…); empty: chosen by :func:`.heap_limit.heap_options`.
     max_heap: str = ""
     #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
-    #: :func:`.jvm.exit_now`), a library user's process does, as any Java program would.
+    #: :func:`.jvm.jvm.exit_now`), a library user's process does, as any Java program would.
     destroy_at_exit: bool = True
     #: Use this configuration's class-data sharing archive, making it in the background when missing (:mod:`.cds`).
     class_data_sharing: bool = True

@@ -16,9 +16,9 @@ from .heap_limit import heap_options
 from .java_runtime import JavaRuntime
 
 if TYPE_CHECKING:
-    from .request import JvmRequest
+    from ..config.request import JvmRequest
 
-JARS_DIR = Path(__file__).with_name("jars")
+JARS_DIR = Path(__file__).parent.parent / "jars"  # the package's, where the build hook puts them
 PROPERTIES_FILE = Path(__file__).with_name("jvm.properties")
 DEFAULT_OPTIONS_PROPERTY = "kotlinllm.jvm.defaultOptions"
 
