@@ -96,8 +96,8 @@ def _child(arguments: list[str]) -> None:
     record = StartRecord(kind="floor", index=args.index)
     try:
         record.info["python_ready_s"] = f"{time.monotonic() - started:.3f}"
-        from kotlin_llm_kernel.config.request import JvmRequest
         from kotlin_llm_kernel.jvm.jvm import start_jvm
+        from kotlin_llm_kernel.jvm.jvm_options import JvmRequest
 
         # The kernel's settings: no extra classpath/options, its default tuning flags, JVM left running at exit.
         jvm = start_jvm(JvmRequest(destroy_at_exit=False))

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from .config.request import JvmRequest, SessionRequest
+from .config.request import SessionRequest
 from .jvm.jvm import StartedJvm
 from .jvm.jvm import start_jvm as _start_jvm
-from .jvm.jvm_options import DEFAULT_JVM_OPTIONS
+from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
 from .session.bridge import EngineSession, Execution
 from .session.cell_timer import RECHECK_SECONDS, time_limit_outcome
 from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter

@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
     print(f"Installed the {args.name} kernelspec in {destination}")
     if args.class_data_sharing:
+        from .cds import build
         from .config.kernel_config import load
-        from .jvm.cds import build
 
         print(f"Class-data sharing archive: {build(load(settings).request.jvm).path}")
 

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from kotlin_llm_kernel.config.json_trait import JsonDict
-from kotlin_llm_kernel.config.request import JvmRequest
 from kotlin_llm_kernel.jvm.java_runtime import JavaNotFoundError, JavaRuntime, find_java
-from kotlin_llm_kernel.jvm.jvm_options import jvm_command
+from kotlin_llm_kernel.jvm.jvm_options import JvmRequest, jvm_command
 
 ROOT = Path(__file__).resolve().parent.parent
 

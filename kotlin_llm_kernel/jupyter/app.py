@@ -12,8 +12,8 @@ from traitlets import DottedObjectName, default
 
 from ..config.kernel_config import KernelConfig
 from ..config.request import EngineRequest
-from ..session.surrogates import packing_lone_surrogates
 from .kernel import KotlinKernel
+from .packing import packing_lone_surrogates
 
 
 class KotlinKernelApp(IPKernelApp):

@@ -4,9 +4,11 @@ Loading and verifying the Kotlin compiler's ~11,000 classes is most of a cold st
 is a dynamic AppCDS archive (``-XX:ArchiveClassesAtExit``, used with ``-XX:SharedArchiveFile``) before JDK 25, and
 an AOT cache from JDK 25 on (``-XX:AOTCacheOutput``, used with ``-XX:AOTCache``). It must be dumped by a
 JPype-hosted JVM with exactly the classpath and options of the JVMs that use it (one dumped by the ``java``
-launcher does not map under JPype), so a helper process does that: ``python -m kotlin_llm_kernel.jvm.cds`` builds it
+launcher does not map under JPype), so a helper process does that: ``python -m kotlin_llm_kernel.cds`` builds it
 in the foreground for the default settings, and :func:`options_for` starts the helper detached in the background
-when a JVM starts without a usable archive (that start goes on without one).
+when a JVM starts without a usable archive (that start goes on without one). What the helper's JVM runs before it
+writes the archive, a session's training (:mod:`kotlin_llm_kernel.session.cds_training`), is given to :func:`dump`
+by that command (:mod:`kotlin_llm_kernel.cds`): this layer imports no session.
 
 Archives live in the user's cache directory (``KOTLIN_LLM_CACHE_DIR``, else ``$XDG_CACHE_HOME/kotlin-llm-kernel``,
 else ``~/.cache/kotlin-llm-kernel``; see :mod:`.cds_archive`). The JVM checks an archive itself and, with
@@ -16,7 +18,6 @@ else ``~/.cache/kotlin-llm-kernel``; see :mod:`.cds_archive`). The JVM checks an
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -24,14 +25,13 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config.request import JvmRequest, SessionRequest
 from .cds_archive import DYNAMIC_MAGIC, ENV_CACHE_DIR, STATIC_MAGIC, Archive, cache_dir, prune
 from .java_runtime import JavaRuntime, find_java, inspect_home
-from .jvm_options import jvm_command
+from .jvm_options import JvmRequest, jvm_command
 
 __all__ = [
     "DYNAMIC_MAGIC",
@@ -48,22 +48,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 ENV_CDS = "KOTLIN_LLM_CDS"
-#: The helper gives up (and leaves no archive) after this long.
-DUMP_TIMEOUT_SECONDS = 20 * 60
+#: The helper: the package's command that makes an archive, a process of its own (so named here, not imported).
+HELPER_MODULE = "kotlin_llm_kernel.cds"
 
-#: What the helper runs: the kinds of snippets a first session compiles (expressions, declarations, output,
-#: failures), so that the classes they need are in the archive.
-TRAINING_SNIPPETS = (
-    "1 + 1",
-    "fun trainingFun(x: Int): Int = x * 2 + 1\ntrainingFun(3)",
-    "class TrainingClass(val x: Int) { fun twice() = x * 2 }\nTrainingClass(2).twice()",
-    "data class TrainingData(val name: String, val values: List<Int>)\n"
-    'TrainingData("a", listOf(1, 2, 3)).values.map { it * 2 }.filter { it > 2 }.sum()',
-    'val trainingMap = mapOf("a" to 1, "b" to 2)\nprintln(trainingMap)\nSystem.err.println("err")',
-    '"text ${1 + 2}".uppercase()',
-    "asdf\nprintln(foo)",
-    'error("training")',
-)
+#: What runs in the started JVM before it is destroyed and writes the archive.
+Training = Callable[[], None]
 
 #: Options that already choose what to do with class-data sharing: then ours are not added.
 _OWN_CHOICE = ("-Xshare", "-XX:SharedArchiveFile", "-XX:ArchiveClassesAtExit", "-XX:AOTCache", "-XX:AOTMode")
@@ -106,13 +95,13 @@ def _write_request(archive: Archive, java: JavaRuntime, classpath: Sequence[str]
 
 
 def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str]) -> bool:
-    """Starts ``python -m kotlin_llm_kernel.jvm.cds --request …`` detached (own session, low priority)."""
+    """Starts ``python -m kotlin_llm_kernel.cds --request …`` detached (own session, low priority)."""
     if not archive.take_lock():
         return False
     _write_request(archive, java, classpath, options)
     with open(archive.log_file, "ab") as log_file:
         helper = subprocess.Popen(
-            [sys.executable, "-m", "kotlin_llm_kernel.jvm.cds", "--request", str(archive.request), "--nice"],
+            [sys.executable, "-m", HELPER_MODULE, "--request", str(archive.request), "--nice"],
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
@@ -126,14 +115,14 @@ def start_helper(archive: Archive, java: JavaRuntime, classpath: Sequence[str], 
     return True
 
 
-def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str]) -> None:
-    """In this process: starts the JVM as a kernel would (plus the dump option), trains it, and exits the JVM so
-    that it writes the archive; then moves the archive into place. Needs a process whose JVM is not started yet."""
+def dump(
+    archive: Archive, java: JavaRuntime, classpath: Sequence[str], options: Sequence[str], train: Training
+) -> None:
+    """In this process: starts the JVM as a kernel would (plus the dump option), trains it (``train``), and exits
+    the JVM so that it writes the archive; then moves the archive into place. Needs a process whose JVM is not
+    started yet."""
     import jpype
     import jpype.config
-
-    from ..session.bridge import EngineSession
-    from ..session.events import SnippetWaiter
 
     target = archive.temporary()
     target.unlink(missing_ok=True)
@@ -146,25 +135,20 @@ def dump(archive: Archive, java: JavaRuntime, classpath: Sequence[str], options:
         convertStrings=False,
         ignoreUnrecognized=False,
     )
-    session = EngineSession(SessionRequest(properties={"trainingProperty": "value"}))
-    waiter = SnippetWaiter(session)
-    for code in TRAINING_SNIPPETS:
-        waiter.wait(session.submit(code).snippet_number)
-    session.close()
-    waiter.join(timeout=60)  # no thread may be in a Java call while the JVM is destroyed
+    train()
     jpype.shutdownJVM()  # DestroyJavaVM: the JVM writes the archive now
     if not Archive(target).usable():
         raise RuntimeError(f"the JVM wrote no archive to {target}")
     os.replace(target, archive.path)
 
 
-def _run_request(archive: Archive, request: dict[str, Any]) -> int:
+def run_request(archive: Archive, request: dict[str, Any], train: Training) -> int:
     """Makes the archive ``request`` (JSON written by :func:`_write_request`) describes."""
     java = inspect_home(Path(str(request["java_home"])))
     classpath = [str(p) for p in request["classpath"]]
     options = [str(o) for o in request["options"]]
     try:
-        dump(archive, java, classpath, options)
+        dump(archive, java, classpath, options, train)
     except BaseException:
         archive.failed.write_text(traceback.format_exc(), encoding="utf-8")
         raise
@@ -177,8 +161,8 @@ def _run_request(archive: Archive, request: dict[str, Any]) -> int:
     return 0
 
 
-def build(request: JvmRequest | None = None) -> Archive:
-    """Makes the archive for ``request`` (default: the kernel's defaults) in the foreground, unless it exists."""
+def build(request: JvmRequest | None, train: Training) -> Archive:
+    """Makes the archive for ``request`` (None: the kernel's defaults) in the foreground, unless it exists."""
     request = request or JvmRequest()
     java = find_java(request.java_home)
     classpath, options = jvm_command(request, java)
@@ -189,29 +173,5 @@ def build(request: JvmRequest | None = None) -> Archive:
     if not archive.take_lock():
         raise RuntimeError(f"another process is making {archive.path} (lock {archive.lock})")
     _write_request(archive, java, classpath, options)
-    _run_request(archive, json.loads(archive.request.read_text(encoding="utf-8")))
+    run_request(archive, json.loads(archive.request.read_text(encoding="utf-8")), train)
     return archive
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kotlin_llm_kernel.jvm.cds", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--request", type=Path, help="make the archive described by this file (the kernel's helper)")
-    parser.add_argument("--nice", action="store_true", help="run at the lowest CPU priority")
-    args = parser.parse_args(argv)
-    if args.nice and hasattr(os, "nice"):
-        os.nice(19)  # a kernel starting meanwhile keeps the CPU
-    watchdog = threading.Timer(DUMP_TIMEOUT_SECONDS, os._exit, args=(2,))
-    watchdog.daemon = True
-    watchdog.start()
-    if args.request is None:
-        print(f"class-data sharing archive: {build().path}")
-        return 0
-    name = args.request.name.removesuffix(".request.json")
-    request = json.loads(args.request.read_text(encoding="utf-8"))
-    return _run_request(Archive(args.request.with_name(name)), request)
-
-
-if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    os._exit(code)  # the JVM is gone: nothing may call into it during Python's finalization

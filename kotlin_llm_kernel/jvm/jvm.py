@@ -11,10 +11,9 @@ import sys
 import threading
 from dataclasses import dataclass
 
-from ..config.request import JvmRequest
 from . import cds
 from .java_runtime import JavaRuntime, find_java
-from .jvm_options import jvm_command, redacted
+from .jvm_options import JvmRequest, jvm_command, redacted
 
 log = logging.getLogger(__name__)
 

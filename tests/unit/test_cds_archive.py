@@ -1,4 +1,5 @@
-"""Class-data sharing archives (kotlin_llm_kernel.cds): naming, keys, locks and pruning, on temporary directories."""
+"""Class-data sharing archives (kotlin_llm_kernel.jvm.cds): naming, keys, locks and pruning, on temporary
+directories."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from kotlin_llm_kernel.config.kernel_config import load
-from kotlin_llm_kernel.config.request import JvmRequest
 from kotlin_llm_kernel.jvm.heap_limit import (
     DEFAULT_HEAP,
     ENV_KERNEL_MEMORY,
@@ -19,7 +18,7 @@ from kotlin_llm_kernel.jvm.heap_limit import (
     parse_size,
 )
 from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
-from kotlin_llm_kernel.jvm.jvm_options import ENV_ENGINE_JARS, ENV_JVM_OPTIONS, jvm_command
+from kotlin_llm_kernel.jvm.jvm_options import ENV_ENGINE_JARS, ENV_JVM_OPTIONS, JvmRequest, jvm_command
 from traitlets import TraitError
 
 BIG_MACHINE = 64 * GB

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.config.request import JvmRequest
 from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
 from kotlin_llm_kernel.jvm.jvm_options import (
     DEFAULT_JVM_OPTIONS,
@@ -16,6 +15,7 @@ from kotlin_llm_kernel.jvm.jvm_options import (
     PROPERTIES_FILE,
     RESOLVER_CLASSPATH_PROPERTY,
     EngineNotBuiltError,
+    JvmRequest,
     engine_jars,
     jvm_command,
     read_properties,
