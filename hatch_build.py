@@ -28,7 +28,8 @@ JAR_SUBDIRS = ("lib", "resolver-lib", "sources")
 
 
 def _load_java_finder(root: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("_kotlin_llm_java", root / "kotlin_llm_kernel" / "java_runtime.py")
+    path = root / "kotlin_llm_kernel" / "jvm" / "java_runtime.py"
+    spec = importlib.util.spec_from_file_location("_kotlin_llm_java", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

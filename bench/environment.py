@@ -70,7 +70,7 @@ def machine() -> dict[str, str]:
 def jdk(env: Mapping[str, str]) -> str:
     """``java -version`` of the JDK the kernels will use (kotlin_llm_kernel's rule: JAVA_HOME, else PATH)."""
     try:
-        from kotlin_llm_kernel.java_runtime import find_java
+        from kotlin_llm_kernel.jvm.java_runtime import find_java
 
         java = find_java(env=env)
     except Exception as error:  # noqa: BLE001

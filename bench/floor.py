@@ -38,14 +38,14 @@ class EngineExecutor:
     """Runs a cell on the engine session: timed from submitting it to its settled event."""
 
     def __init__(self, session: Any) -> None:
-        from kotlin_llm_kernel.events import SnippetWaiter
+        from kotlin_llm_kernel.session.events import SnippetWaiter
 
         self._session = session
         self._events = SnippetWaiter(session)
         self.done = 0
 
     def execute(self, code: str, timeout: float) -> CellOutcome:
-        from kotlin_llm_kernel.results import Value
+        from kotlin_llm_kernel.session.results import Value
 
         sent = time.monotonic()
         execution = self._session.submit(code)
@@ -96,8 +96,8 @@ def _child(arguments: list[str]) -> None:
     record = StartRecord(kind="floor", index=args.index)
     try:
         record.info["python_ready_s"] = f"{time.monotonic() - started:.3f}"
-        from kotlin_llm_kernel.jvm import start_jvm
-        from kotlin_llm_kernel.request import JvmRequest
+        from kotlin_llm_kernel.jvm.jvm import start_jvm
+        from kotlin_llm_kernel.jvm.jvm_options import JvmRequest
 
         # The kernel's settings: no extra classpath/options, its default tuning flags, JVM left running at exit.
         jvm = start_jvm(JvmRequest(destroy_at_exit=False))
@@ -105,8 +105,8 @@ def _child(arguments: list[str]) -> None:
         record.info["jvm_options"] = " ".join(o for o in jvm.options if not o.startswith("-Dkotlinllm."))
 
         import jpype
-        from kotlin_llm_kernel.engine import EngineSession
-        from kotlin_llm_kernel.request import SessionRequest
+        from kotlin_llm_kernel.config.request import SessionRequest
+        from kotlin_llm_kernel.session.bridge import EngineSession
 
         session = EngineSession(SessionRequest())  # as the kernel creates it
         created = time.monotonic() - started

@@ -32,10 +32,10 @@ CELLS = 50
 def child(stack: str, spawned: float) -> None:
     """Runs in the measured process; ``spawned`` is the parent's ``time.time()`` just before spawning it."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from kotlin_llm_kernel.engine import EngineSession
-    from kotlin_llm_kernel.events import SnippetWaiter
-    from kotlin_llm_kernel.jvm import start_jvm
-    from kotlin_llm_kernel.request import SessionRequest
+    from kotlin_llm_kernel.config.request import SessionRequest
+    from kotlin_llm_kernel.jvm.jvm import start_jvm
+    from kotlin_llm_kernel.session.bridge import EngineSession
+    from kotlin_llm_kernel.session.events import SnippetWaiter
 
     from workload import Workload
 

@@ -214,7 +214,8 @@ def _kernel_descriptions(records: list[StartRecord]) -> list[tuple[str, str]]:
         described.append(
             (
                 "floor",
-                f"kotlin_llm_kernel.jvm.start_jvm (the kernel's JVM options: `{_without_home(floor['jvm_options'])}`) "
+                "kotlin_llm_kernel.jvm.jvm.start_jvm "
+                f"(the kernel's JVM options: `{_without_home(floor['jvm_options'])}`) "
                 "+ ScriptSession.create + executeAsync(code).get()",
             )
         )

@@ -17,7 +17,7 @@ __all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions",
 
 if TYPE_CHECKING:
     from .api import ScriptSession, SessionOptions, start_jvm
-    from .results import ClearOutput, Display, Error, Value
+    from .session.results import ClearOutput, Display, Error, Value
 
 
 def __getattr__(name: str) -> Any:
@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name in ("Value", "Error", "Display", "ClearOutput"):
-        from . import results
+        from .session import results
 
         return getattr(results, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

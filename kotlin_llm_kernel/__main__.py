@@ -13,13 +13,13 @@ def main(argv: list[str] | None = None) -> None:
 
         install(args[1:])
         return
-    from .malloc_arenas import limit_arenas
+    from .jvm.malloc_arenas import limit_arenas
 
     limit_arenas()  # first: the threads started from here on share the arenas
     from traitlets import TraitError
 
-    from . import early
-    from .kernel_config import load
+    from .config.kernel_config import load
+    from .session import early
 
     try:
         loaded = load(args)
@@ -27,8 +27,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"kotlin-llm kernel: not started: {error}")
     if early.enabled():
         early.begin(loaded.request)  # the JVM and the compiler start while ipykernel is imported and set up
-    from .app import launch
-    from .jvm import exit_now
+    from .jupyter.app import launch
+    from .jvm.jvm import exit_now
 
     launch(loaded)
     exit_now(0)

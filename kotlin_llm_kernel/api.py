@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from .cell_timer import RECHECK_SECONDS, time_limit_outcome
-from .engine import EngineSession, Execution
-from .events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
-from .interrupts import interrupt, interrupted_cell_error, thread_stopper
-from .jvm import StartedJvm
-from .jvm import start_jvm as _start_jvm
-from .jvm_options import DEFAULT_JVM_OPTIONS
-from .request import JvmRequest, SessionRequest
-from .results import ClearOutput, Display, Error, SnippetDisplay, Value
+from .config.request import SessionRequest
+from .jvm.jvm import StartedJvm
+from .jvm.jvm import start_jvm as _start_jvm
+from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
+from .session.bridge import EngineSession, Execution
+from .session.cell_timer import RECHECK_SECONDS, time_limit_outcome
+from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
+from .session.interrupts import interrupt, interrupted_cell_error, thread_stopper
+from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
 
 log = logging.getLogger(__name__)
 

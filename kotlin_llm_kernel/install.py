@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"Installed the {args.name} kernelspec in {destination}")
     if args.class_data_sharing:
         from .cds import build
-        from .kernel_config import load
+        from .config.kernel_config import load
 
         print(f"Class-data sharing archive: {build(load(settings).request.jvm).path}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from kotlin_llm_kernel.heap_limit import ENV_KERNEL_MEMORY, MB
+from kotlin_llm_kernel.jvm.heap_limit import ENV_KERNEL_MEMORY, MB
 
 from kernel_client import execute, running_kernel
 

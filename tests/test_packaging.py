@@ -12,10 +12,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.java_runtime import JavaNotFoundError, JavaRuntime, find_java
-from kotlin_llm_kernel.json_trait import JsonDict
-from kotlin_llm_kernel.jvm_options import jvm_command
-from kotlin_llm_kernel.request import JvmRequest
+from kotlin_llm_kernel.config.json_trait import JsonDict
+from kotlin_llm_kernel.jvm.java_runtime import JavaNotFoundError, JavaRuntime, find_java
+from kotlin_llm_kernel.jvm.jvm_options import JvmRequest, jvm_command
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +111,7 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
         "[papermill.engine]",
         "kotlin-llm",
         "=",
-        "kotlin_llm_kernel.papermill_engine:KotlinLLMEngine",
+        "kotlin_llm_kernel.papermill.engine:KotlinLLMEngine",
     ]
 
     env_dir = tmp_path / "venv"
@@ -124,7 +123,7 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     )
     no_maven.pop("KOTLIN_LLM_ENGINE_JARS", None)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=no_maven)
-    probe = "from kotlin_llm_kernel.jvm_options import engine_jars; print(engine_jars()[0][0])"
+    probe = "from kotlin_llm_kernel.jvm.jvm_options import engine_jars; print(engine_jars()[0][0])"
     jar = subprocess.run([python, "-c", probe], env=no_maven, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert jar.stdout.strip().startswith(str(env_dir)), jar.stdout
     assert (env_dir / "share/jupyter/kernels/kotlin-llm/kernel.json").is_file()

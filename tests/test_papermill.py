@@ -259,7 +259,7 @@ def test_a_parameter_kotlin_cannot_declare_stops_papermill_before_any_kernel(tmp
     completed = run([PAPERMILL, "in.ipynb", "out.ipynb", "-k", "kotlin-llm", "-p", "a.b", "1"], mark, tmp_path)
     assert completed.returncode == 1
     assert completed.stderr.splitlines()[-1] == (
-        "kotlin_llm_kernel.papermill_parameters.KotlinParameterException: parameter 'a.b': not a Kotlin name, even "
+        "kotlin_llm_kernel.papermill.parameters.KotlinParameterException: parameter 'a.b': not a Kotlin name, even "
         "in backticks (it contains '.'); rename it (letters, digits and _ always work)"
     )
     assert not (tmp_path / "out.ipynb").exists()

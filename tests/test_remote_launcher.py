@@ -365,7 +365,7 @@ def test_a_launch_that_cannot_report_is_a_clear_error(problem: str) -> None:
     public = RSA.generate(1024).public_key().export_key("DER")
     key = "bm90IGEga2V5" if problem == "bad key" else base64.b64encode(public).decode()
     port = free_port()  # closed again: nothing listens there
-    command = [sys.executable, "-m", "kotlin_llm_kernel.remote_launcher", "--kernel-id", "k1"]
+    command = [sys.executable, "-m", "kotlin_llm_kernel.remote.launcher", "--kernel-id", "k1"]
     command += ["--response-address", f"127.0.0.1:{port}", "--public-key", key, "--port-range", "0..0"]
     done = subprocess.run(
         command, env=os.environ | {"KOTLIN_LLM_KERNEL_IP": "127.0.0.1"}, capture_output=True, text=True, timeout=120

@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel import cds
-from kotlin_llm_kernel.java_runtime import find_java
-from kotlin_llm_kernel.jvm_options import jvm_command
-from kotlin_llm_kernel.request import JvmRequest
+from kotlin_llm_kernel.jvm import cds
+from kotlin_llm_kernel.jvm.java_runtime import find_java
+from kotlin_llm_kernel.jvm.jvm_options import JvmRequest, jvm_command
 
 from kernel_client import execute, running_kernel
 

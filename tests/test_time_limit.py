@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 from jupyter_client.manager import KernelManager
-from kotlin_llm_kernel.time_limit import ENV_CELL_TIME_LIMIT
+from kotlin_llm_kernel.config.time_limit import ENV_CELL_TIME_LIMIT
 
 from kernel_client import KERNEL, collect, execute, running_kernel, warm_up
 from maven_repository import add_artifact, served

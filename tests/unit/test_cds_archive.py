@@ -1,4 +1,5 @@
-"""Class-data sharing archives (kotlin_llm_kernel.cds): naming, keys, locks and pruning, on temporary directories."""
+"""Class-data sharing archives (kotlin_llm_kernel.jvm.cds): naming, keys, locks and pruning, on temporary
+directories."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel import cds, cds_archive
-from kotlin_llm_kernel.java_runtime import JavaRuntime
+from kotlin_llm_kernel.jvm import cds, cds_archive
+from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
 
 
 @pytest.fixture

@@ -1,12 +1,14 @@
-"""Which cell each of a session's events goes under (kotlin_llm_kernel.cell_output), on an event loop, no kernel."""
+"""Which cell each of a session's events goes under (kotlin_llm_kernel.jupyter.cell_output), on an event loop, no
+kernel."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from kotlin_llm_kernel.cell_output import Cell, CellOutput
-from kotlin_llm_kernel.events import (
+from kotlin_llm_kernel.jupyter.cell_output import Cell, CellOutput
+from kotlin_llm_kernel.jupyter.output import OutputBudget
+from kotlin_llm_kernel.session.events import (
     ClearOutputEvent,
     DisplayEvent,
     InputRequestEvent,
@@ -14,8 +16,7 @@ from kotlin_llm_kernel.events import (
     ProcessExitEvent,
     SettledEvent,
 )
-from kotlin_llm_kernel.output import OutputBudget
-from kotlin_llm_kernel.results import Error, Value
+from kotlin_llm_kernel.session.results import Error, Value
 
 Sent = list[tuple[str, str, Any]]
 

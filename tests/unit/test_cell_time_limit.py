@@ -6,12 +6,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.cell_timer import time_limit_outcome
-from kotlin_llm_kernel.interrupts import CANCELLED_WHILE_COMPILING, Unstoppable, interrupted_cell_error
-from kotlin_llm_kernel.kernel_config import load
-from kotlin_llm_kernel.request import SessionRequest
-from kotlin_llm_kernel.results import Error, Value
-from kotlin_llm_kernel.time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
+from kotlin_llm_kernel.config.kernel_config import load
+from kotlin_llm_kernel.config.request import SessionRequest
+from kotlin_llm_kernel.config.time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
+from kotlin_llm_kernel.session.cell_timer import time_limit_outcome
+from kotlin_llm_kernel.session.interrupts import CANCELLED_WHILE_COMPILING, Unstoppable, interrupted_cell_error
+from kotlin_llm_kernel.session.results import Error, Value
 from traitlets import TraitError
 
 EXPECTED = "give a number of seconds, 0 or more (e.g. 30 or 2.5; 0: no limit)"

@@ -1,4 +1,5 @@
-"""is_complete in pure Python (kotlin_llm_kernel.completeness.check): statuses, indent hints, no pathological slowness.
+"""is_complete in pure Python (kotlin_llm_kernel.jupyter.completeness.check): statuses, indent hints, no pathological
+slowness.
 
 tests/test_protocol.py checks the same answers through a kernel's is_complete_request.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from kotlin_llm_kernel.completeness import check
+from kotlin_llm_kernel.jupyter.completeness import check
 
 COMPLETE = [
     "1 + 1",

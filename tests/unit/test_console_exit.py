@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kotlin_llm_kernel.console_exit import ask_exit_payload, exit_word
+from kotlin_llm_kernel.jupyter.console_exit import ask_exit_payload, exit_word
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The JVM's heap limit (kotlin_llm_kernel.heap_limit): sizes, the gateway's KERNEL_MEMORY, a container's limit read
+"""The JVM's heap limit (kotlin_llm_kernel.jvm.heap_limit): sizes, the gateway's KERNEL_MEMORY, a container's limit read
 from a cgroup file, the setting, and the user's own JVM options, without starting a JVM."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.heap_limit import (
+from kotlin_llm_kernel.config.kernel_config import load
+from kotlin_llm_kernel.jvm.heap_limit import (
     DEFAULT_HEAP,
     ENV_KERNEL_MEMORY,
     GB,
@@ -16,10 +17,8 @@ from kotlin_llm_kernel.heap_limit import (
     heap_options,
     parse_size,
 )
-from kotlin_llm_kernel.java_runtime import JavaRuntime
-from kotlin_llm_kernel.jvm_options import ENV_ENGINE_JARS, ENV_JVM_OPTIONS, jvm_command
-from kotlin_llm_kernel.kernel_config import load
-from kotlin_llm_kernel.request import JvmRequest
+from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
+from kotlin_llm_kernel.jvm.jvm_options import ENV_ENGINE_JARS, ENV_JVM_OPTIONS, JvmRequest, jvm_command
 from traitlets import TraitError
 
 BIG_MACHINE = 64 * GB

@@ -1,11 +1,12 @@
-"""The JsonDict trait (kotlin_llm_kernel.json_trait): a JSON object or name=value items, as on the command line."""
+"""The JsonDict trait (kotlin_llm_kernel.config.json_trait): a JSON object or name=value items, as on the command
+line."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from kotlin_llm_kernel.json_trait import JsonDict, parse_json_or_text
+from kotlin_llm_kernel.config.json_trait import JsonDict, parse_json_or_text
 from traitlets import HasTraits, TraitError
 
 

@@ -1,12 +1,13 @@
-"""The JVM's command line (kotlin_llm_kernel.jvm_options) from a directory of engine jars, without starting a JVM."""
+"""The JVM's command line (kotlin_llm_kernel.jvm.jvm_options) from a directory of engine jars, without starting a
+JVM."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.java_runtime import JavaRuntime
-from kotlin_llm_kernel.jvm_options import (
+from kotlin_llm_kernel.jvm.java_runtime import JavaRuntime
+from kotlin_llm_kernel.jvm.jvm_options import (
     DEFAULT_JVM_OPTIONS,
     ENV_CLASSPATH,
     ENV_ENGINE_JARS,
@@ -14,12 +15,12 @@ from kotlin_llm_kernel.jvm_options import (
     PROPERTIES_FILE,
     RESOLVER_CLASSPATH_PROPERTY,
     EngineNotBuiltError,
+    JvmRequest,
     engine_jars,
     jvm_command,
     read_properties,
     redacted,
 )
-from kotlin_llm_kernel.request import JvmRequest
 
 
 @pytest.fixture

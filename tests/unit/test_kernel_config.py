@@ -1,11 +1,12 @@
-"""The kernel's configuration, read once from its config files and arguments (kotlin_llm_kernel.kernel_config)."""
+"""The kernel's configuration, read once from its config files and arguments
+(kotlin_llm_kernel.config.kernel_config)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from kotlin_llm_kernel.kernel_config import CONFIG_FILE, load, split_arguments
+from kotlin_llm_kernel.config.kernel_config import CONFIG_FILE, load, split_arguments
 
 
 def test_kernel_arguments_are_split_from_ipykernels_with_their_values() -> None:

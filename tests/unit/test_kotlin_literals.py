@@ -1,5 +1,5 @@
-"""Python values as Kotlin source (kotlin_llm_kernel.kotlin_literals), without a kernel; that the Kotlin compiler
-accepts the texts, with these types and values, is checked by tests/test_papermill.py."""
+"""Python values as Kotlin source (kotlin_llm_kernel.papermill.kotlin_literals), without a kernel; that the Kotlin
+compiler accepts the texts, with these types and values, is checked by tests/test_papermill.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 import yaml
-from kotlin_llm_kernel.kotlin_literals import (
+from kotlin_llm_kernel.papermill.kotlin_literals import (
     Declared,
     KotlinParameterError,
     KotlinType,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from kotlin_llm_kernel.malloc_arenas import ENV_ARENA_MAX, limit_arenas
+from kotlin_llm_kernel.jvm.malloc_arenas import ENV_ARENA_MAX, limit_arenas
 
 GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
 
@@ -18,7 +18,7 @@ def _environment(**extra: str) -> dict[str, str]:
 
 
 def _in_new_process(environ: dict[str, str]) -> str:
-    code = "import os; from kotlin_llm_kernel.malloc_arenas import limit_arenas; print(limit_arenas(os.environ))"
+    code = "import os; from kotlin_llm_kernel.jvm.malloc_arenas import limit_arenas; print(limit_arenas(os.environ))"
     result = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True)
     return result.stdout.strip()
 

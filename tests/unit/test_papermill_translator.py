@@ -1,4 +1,4 @@
-"""The papermill translator (kotlin_llm_kernel.papermill_parameters) in papermill's own registry and API, without a
+"""The papermill translator (kotlin_llm_kernel.papermill.parameters) in papermill's own registry and API, without a
 kernel: found for the kernel name and the language, its cell, its inspection and its errors."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from kotlin_llm_kernel.papermill_parameters import KotlinTranslator
+from kotlin_llm_kernel.papermill.parameters import KotlinTranslator
 from papermill.exceptions import PapermillException
 from papermill.iorw import load_notebook_node
 from papermill.models import Parameter

@@ -8,7 +8,7 @@ import socket
 import threading
 
 import pytest
-from kotlin_llm_kernel.remote_protocol import (
+from kotlin_llm_kernel.remote.protocol import (
     CommListener,
     LauncherError,
     PortRange,
@@ -114,7 +114,7 @@ def _arguments(**changes: str) -> list[str]:
 
 
 def test_launcher_arguments_as_the_bootstrap_passes_them() -> None:
-    from kotlin_llm_kernel.remote_launcher import read_arguments
+    from kotlin_llm_kernel.remote.launcher import read_arguments
 
     argv = [*_arguments(), "--port-range", "0..0", "--spark-context-initialization-mode", "none"]
     argv += ["--kernel-class-name", "ipykernel.ipkernel.IPythonKernel", "--KotlinKernel.max_heap=1g"]
@@ -126,11 +126,11 @@ def test_launcher_arguments_as_the_bootstrap_passes_them() -> None:
 
 
 def test_launcher_argument_error_names_the_argument(capsys: pytest.CaptureFixture[str]) -> None:
-    from kotlin_llm_kernel.remote_launcher import read_arguments
+    from kotlin_llm_kernel.remote.launcher import read_arguments
 
     with pytest.raises(SystemExit) as exit_:
         read_arguments(_arguments(**{"--response-address": "nowhere"}), environ={"KOTLIN_LLM_KERNEL_IP": "127.0.0.1"})
     assert exit_.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "python -m kotlin_llm_kernel.remote_launcher: error: --response-address 'nowhere' is not HOST:PORT"
+        "python -m kotlin_llm_kernel.remote.launcher: error: --response-address 'nowhere' is not HOST:PORT"
     )

@@ -1,11 +1,11 @@
-"""What is wrong with a request's content (kotlin_llm_kernel.request_checks), without a kernel."""
+"""What is wrong with a request's content (kotlin_llm_kernel.jupyter.request_checks), without a kernel."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from kotlin_llm_kernel.request_checks import cursor_in, request_problem
+from kotlin_llm_kernel.jupyter.request_checks import cursor_in, request_problem
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import zmq
 from jupyter_client.session import Session
-from kotlin_llm_kernel.stdin_channel import InputRequest, StdinChannel
+from kotlin_llm_kernel.jupyter.stdin_channel import InputRequest, StdinChannel
 
 #: Only catches a hang: every step here takes milliseconds.
 HANG_GUARD_MS = 30_000

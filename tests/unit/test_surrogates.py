@@ -1,16 +1,13 @@
-"""Lone surrogates replaced and located (kotlin_llm_kernel.surrogates), without a kernel."""
+"""Lone surrogates replaced and located (kotlin_llm_kernel.session.surrogates) and packed in a message
+(kotlin_llm_kernel.jupyter.packing), without a kernel."""
 
 from __future__ import annotations
 
 import json
 
 from jupyter_client.session import json_packer
-from kotlin_llm_kernel.surrogates import (
-    lone_surrogates,
-    packing_lone_surrogates,
-    replace_lone_surrogates,
-    surrogate_notice,
-)
+from kotlin_llm_kernel.jupyter.packing import packing_lone_surrogates
+from kotlin_llm_kernel.session.surrogates import lone_surrogates, replace_lone_surrogates, surrogate_notice
 
 
 def test_lone_surrogates_are_replaced_and_the_length_kept() -> None:

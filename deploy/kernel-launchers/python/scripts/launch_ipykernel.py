@@ -3,6 +3,6 @@
 kernelspec of language Python. The image sets KERNEL_LAUNCHERS_DIR to the directory holding this file, so those
 arguments start the kernel's own launcher (the stock one cannot run this kernel's application)."""
 
-from kotlin_llm_kernel.remote_launcher import main
+from kotlin_llm_kernel.remote.launcher import main
 
 main()

@@ -10,10 +10,10 @@ from ipykernel.kernelapp import IPKernelApp
 from jupyter_client.session import Session
 from traitlets import DottedObjectName, default
 
+from ..config.kernel_config import KernelConfig
+from ..config.request import EngineRequest
 from .kernel import KotlinKernel
-from .kernel_config import KernelConfig
-from .request import EngineRequest
-from .surrogates import packing_lone_surrogates
+from .packing import packing_lone_surrogates
 
 
 class KotlinKernelApp(IPKernelApp):
@@ -21,7 +21,7 @@ class KotlinKernelApp(IPKernelApp):
     # Listed so that `--help-all` documents the KotlinKernel settings.
     classes = [KotlinKernel, Session]  # type: ignore[assignment]  # noqa: RUF012 - as the base class declares it
     outstream_class = DottedObjectName(
-        "kotlin_llm_kernel.streams.OutStream",
+        "kotlin_llm_kernel.jupyter.streams.OutStream",
         help="The importstring for the OutStream factory (ipykernel's, with a flush that is free when idle)",
         allow_none=True,
     ).tag(config=True)

@@ -1,6 +1,6 @@
 """papermill's parameter translator for Kotlin: what ``papermill -p n 5`` injects into a notebook on ``kotlin-llm``
 (or on any kernel whose language is ``kotlin``). Only papermill imports this module (through
-:mod:`.papermill_engine`, the entry point it loads); the kernel never does, so papermill stays optional."""
+:mod:`.engine`, the entry point it loads); the kernel never does, so papermill stays optional."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from . import cds
 from .java_runtime import JavaRuntime, find_java
-from .jvm_options import jvm_command, redacted
-from .request import JvmRequest
+from .jvm_options import JvmRequest, jvm_command, redacted
 
 log = logging.getLogger(__name__)
 

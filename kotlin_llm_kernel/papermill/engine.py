@@ -1,7 +1,7 @@
 """The hook that makes papermill know Kotlin without code in the user's process. papermill has no entry-point group
 for parameter translators, but it loads its ``papermill.engine`` group whenever it is imported (its CLI and its
 Python API alike, with or without ``--engine``); this package's entry point there names :class:`KotlinLLMEngine`,
-and loading it registers :class:`.papermill_parameters.KotlinTranslator` for the kernel ``kotlin-llm`` and the
+and loading it registers :class:`.parameters.KotlinTranslator` for the kernel ``kotlin-llm`` and the
 language ``kotlin``."""
 
 from __future__ import annotations
@@ -36,4 +36,4 @@ def _nbclient_engine() -> Any:
 
 
 # Registers the translator; below the class, as importing papermill can load this entry point again (see above).
-import kotlin_llm_kernel.papermill_parameters  # noqa: E402, F401
+import kotlin_llm_kernel.papermill.parameters  # noqa: E402, F401

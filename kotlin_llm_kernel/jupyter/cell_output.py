@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (
+from ..session.events import (
     ClearOutputEvent,
     DisplayEvent,
     Event,

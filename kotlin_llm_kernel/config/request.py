@@ -1,7 +1,8 @@
 """What the JVM and an engine session are started with: one immutable request, built once.
 
 The kernel builds it from its settings (:mod:`.kernel_settings`), the Python API from its keyword arguments; the
-JVM start (:mod:`.jvm`) reads its ``jvm`` part and the session (:mod:`.engine`) its ``session`` part.
+JVM start (:mod:`.jvm.jvm`) reads its ``jvm`` part and the session (:mod:`.session.bridge`) its ``session`` part.
+The ``jvm`` part is the JVM layer's own :class:`.jvm_options.JvmRequest`, which that layer starts from.
 """
 
 from __future__ import annotations
@@ -11,25 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .jvm_options import DEFAULT_JVM_OPTIONS
+from ..jvm.jvm_options import JvmRequest
 from .time_limit import checked_limit
-
-
-@dataclass(frozen=True)
-class JvmRequest:
-    """How the JVM starts; ``default_options`` can be emptied to drop the tuning flags."""
-
-    classpath: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    default_options: tuple[str, ...] = DEFAULT_JVM_OPTIONS
-    java_home: str | None = None
-    #: The heap's maximum (``2g``, ``1536m``, ``2Gi``…); empty: chosen by :func:`.heap_limit.heap_options`.
-    max_heap: str = ""
-    #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
-    #: :func:`.jvm.exit_now`), a library user's process does, as any Java program would.
-    destroy_at_exit: bool = True
-    #: Use this configuration's class-data sharing archive, making it in the background when missing (:mod:`.cds`).
-    class_data_sharing: bool = True
 
 
 @dataclass(frozen=True)
@@ -56,5 +40,5 @@ class SessionRequest:
 class EngineRequest:
     """Everything a kernel's JVM and session start with."""
 
-    jvm: JvmRequest = JvmRequest()
+    jvm: JvmRequest = JvmRequest()  # noqa: RUF009 - frozen (in another module), so sharing one is safe
     session: SessionRequest = SessionRequest()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .events import ProcessExitEvent
-from .results import Error
+from ..session.events import ProcessExitEvent
+from ..session.results import Error
 
 #: The ``ename`` of that error: no exception of the cell's, the kernel itself ends.
 KERNEL_EXIT = "KernelExit"

@@ -18,11 +18,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .request import EngineRequest
+from ..config.request import EngineRequest
 
 if TYPE_CHECKING:
-    from .engine import EngineSession
-    from .jvm import StartedJvm
+    from ..jvm.jvm import StartedJvm
+    from .bridge import EngineSession
 
 ENV_EARLY_START = "KOTLIN_LLM_EARLY_START"
 
@@ -44,8 +44,8 @@ def enabled() -> bool:
 
 
 def _start(early: EarlyStart) -> None:
-    from .engine import EngineSession
-    from .jvm import start_jvm
+    from ..jvm.jvm import start_jvm
+    from .bridge import EngineSession
 
     try:
         early.jvm.set_result(start_jvm(early.request.jvm))

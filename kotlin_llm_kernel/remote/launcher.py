@@ -1,10 +1,10 @@
-"""``python -m kotlin_llm_kernel.remote_launcher``: the kernel as a remote provisioner starts it (a Kubernetes pod
+"""``python -m kotlin_llm_kernel.remote.launcher``: the kernel as a remote provisioner starts it (a Kubernetes pod
 of Jupyter Enterprise Gateway or gateway_provisioners), with the arguments of their Python launcher.
 
 gateway_provisioners' ``launch_ipykernel.py`` runs ipykernel's application with a subclass of IPythonKernel; this
 kernel needs its own application (settings read before ipykernel, the JVM started before ipykernel is imported, see
 :mod:`.early`), so this module takes its place: it picks the ports, sends the connection info to the provisioner
-(:mod:`.remote_protocol`), starts the JVM, serves the communication port, and runs the kernel on those ports.
+(:mod:`.protocol`), starts the JVM, serves the communication port, and runs the kernel on those ports.
 
 ``KOTLIN_LLM_KERNEL_IP`` is the address the kernel and its communication port listen on: ``0.0.0.0`` by default,
 as the provisioner connects to the pod's address.
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import early
-from .kernel_config import load
-from .remote_protocol import (
+from ..config.kernel_config import load
+from ..session import early
+from .protocol import (
     CommListener,
     LauncherError,
     PortRange,
@@ -40,21 +40,21 @@ from .remote_protocol import (
 )
 
 if TYPE_CHECKING:
-    from .app import KotlinKernelApp
+    from ..jupyter.app import KotlinKernelApp
 
-log = logging.getLogger("kotlin_llm_kernel.remote_launcher")
+log = logging.getLogger("kotlin_llm_kernel.remote.launcher")
 
 ENV_KERNEL_IP = "KOTLIN_LLM_KERNEL_IP"
 DEFAULT_KERNEL_IP = "0.0.0.0"  # in a pod the provisioner connects to the pod's address
 #: Kernel classes the provisioners' tools put in a kernelspec; this launcher runs KotlinKernel for any of them.
-RUNS_OUR_KERNEL = ("", "ipykernel.ipkernel.IPythonKernel", "kotlin_llm_kernel.kernel.KotlinKernel")
+RUNS_OUR_KERNEL = ("", "ipykernel.ipkernel.IPythonKernel", "kotlin_llm_kernel.jupyter.kernel.KotlinKernel")
 _CHANNELS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
 def parser() -> argparse.ArgumentParser:
     # the arguments of gateway_provisioners' launch_ipykernel.py, so that its bootstrap script and kernelspecs work
     parser = argparse.ArgumentParser(
-        prog="python -m kotlin_llm_kernel.remote_launcher",
+        prog="python -m kotlin_llm_kernel.remote.launcher",
         description="Runs the kotlin-llm kernel for a remote provisioner (gateway_provisioners, Enterprise Gateway).",
         epilog="Other arguments (--KotlinKernel.max_heap=2g, ...) go to the kernel.",
     )
@@ -173,8 +173,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     # bootstrap-kernel.sh sets it to a number that is no process here; with it, ipykernel takes a parent of PID 1
     # (the script, as a container's first process) for an ended parent and exits. The provisioner ends the kernel.
     os.environ.pop("JPY_PARENT_PID", None)
-    from .app import launch
-    from .jvm import exit_now
+    from ..jupyter.app import launch
+    from ..jvm.jvm import exit_now
 
     launch(dataclasses.replace(loaded, other_arguments=[*loaded.other_arguments, "-f", str(connection_file)]), ready)
     exit_now(0)

@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .engine import Execution
-from .jvm import started_jvm
+from ..jvm.jvm import started_jvm
+from .bridge import Execution
 from .jvmti import StopUnavailable, ThreadStopper, stopper_for
 from .results import Error
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from ..config.time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
 from .interrupts import CANCELLED_WHILE_COMPILING, NOT_STOPPED
 from .results import Error, Outcome
-from .time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
 
 TIME_LIMIT_EXCEEDED = "TimeLimitExceeded"
 #: Seconds between checks once a cell's time is nearly up: its waits for input may have stopped its clock.

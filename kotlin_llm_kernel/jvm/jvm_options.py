@@ -1,4 +1,4 @@
-"""The JVM's command: the engine's jars, and the options a :class:`.request.JvmRequest` stands for on a Java runtime.
+"""The JVM's command: the engine's jars, and the options a :class:`JvmRequest` stands for on a Java runtime.
 
 The default tuning flags are data (``jvm.properties`` beside this module), shared with the engine's Maven tests.
 """
@@ -9,16 +9,13 @@ import os
 import re
 import shlex
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .heap_limit import heap_options
 from .java_runtime import JavaRuntime
 
-if TYPE_CHECKING:
-    from .request import JvmRequest
-
-JARS_DIR = Path(__file__).with_name("jars")
+JARS_DIR = Path(__file__).parent.parent / "jars"  # the package's, where the build hook puts them
 PROPERTIES_FILE = Path(__file__).with_name("jvm.properties")
 DEFAULT_OPTIONS_PROPERTY = "kotlinllm.jvm.defaultOptions"
 
@@ -48,6 +45,23 @@ def read_properties(path: Path) -> dict[str, str]:
 
 #: The tuning flags of ``jvm.properties``: why each is there is said in that file.
 DEFAULT_JVM_OPTIONS: tuple[str, ...] = tuple(read_properties(PROPERTIES_FILE)[DEFAULT_OPTIONS_PROPERTY].split())
+
+
+@dataclass(frozen=True)
+class JvmRequest:
+    """How the JVM starts; ``default_options`` can be emptied to drop the tuning flags."""
+
+    classpath: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    default_options: tuple[str, ...] = DEFAULT_JVM_OPTIONS
+    java_home: str | None = None
+    #: The heap's maximum (``2g``, ``1536m``, ``2Gi``…); empty: chosen by :func:`.heap_limit.heap_options`.
+    max_heap: str = ""
+    #: Destroying the JVM at exit waits for non-daemon Java threads; the kernel does not (it exits through
+    #: :func:`.jvm.exit_now`), a library user's process does, as any Java program would.
+    destroy_at_exit: bool = True
+    #: Use this configuration's class-data sharing archive, making it in the background when missing (:mod:`.cds`).
+    class_data_sharing: bool = True
 
 
 def engine_jars(jars_dir: Path | None = None) -> tuple[list[str], list[str]]:

@@ -21,24 +21,25 @@ from typing import Any
 from ipykernel.kernelbase import Kernel
 from traitlets import observe
 
-from . import __version__, early
+from .. import __version__
+from ..config.kernel_settings import KotlinKernel as KotlinKernelSettings
+from ..config.request import EngineRequest
+from ..jvm.jvm_options import redacted
+from ..session import early
+from ..session.bridge import Completion, EngineSession, Execution, kotlin_version
+from ..session.cell_timer import CellTimer, time_limit_outcome
+from ..session.events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
+from ..session.interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
+from ..session.results import Error
+from ..session.surrogates import replace_lone_surrogates, surrogate_notice
+from ..session.worker import DaemonWorker
 from .cell_output import Cell, CellOutput
-from .cell_timer import CellTimer, time_limit_outcome
 from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
-from .engine import Completion, EngineSession, Execution, kotlin_version
-from .events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
-from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
-from .jvm_options import redacted
-from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
-from .request import EngineRequest
 from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, INVALID_REQUEST, cursor_in, request_problem
-from .results import Error
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
-from .surrogates import replace_lone_surrogates, surrogate_notice
-from .worker import DaemonWorker
 
 #: How long an exit of the process by library code waits for the client to be told (see _process_exits).
 EXIT_REPORT_MILLIS = 10_000

@@ -1,14 +1,12 @@
 """Lone surrogates: halves of UTF-16 pairs that a Python ``str`` can hold (from a JSON ``\\ud800`` escape, or a Java
-string) but that UTF-8 cannot encode, so no message carrying one can be sent. They are replaced by U+FFFD."""
+string) but that UTF-8 cannot encode, so no message carrying one can be sent. They are replaced by U+FFFD.
+
+Text only, for any host; the Jupyter session's packer that copes with them is :mod:`kotlin_llm_kernel.jupyter.packing`.
+"""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
-from typing import Any
-
-from jupyter_client.jsonutil import json_default
 
 REPLACEMENT = "\ufffd"
 # A paired surrogate in JSON or UTF-16 becomes one code point in a Python str: any surrogate left is a lone one.
@@ -42,20 +40,3 @@ def surrogate_notice(text: str, shown: int = 5) -> str | None:
         f"[kotlin-llm] the code held {count} (half of a UTF-16 pair, which is not text), replaced by U+FFFD before "
         f"it ran: {places}{more}. In a string literal, write such a char as an escape, e.g. \\uD800.\n"
     )
-
-
-def packing_lone_surrogates(pack: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
-    """A Jupyter session's message packer that also packs lone surrogates, which ``pack`` (UTF-8 JSON) cannot.
-
-    A client may send one in a request's header (its ``msg_id``), which every reply and output repeats as their
-    parent header: such a message is packed as JSON with each non-ASCII char escaped (``"\\ud800"`` is valid JSON),
-    so that the client reads back the msg_id it sent.
-    """
-
-    def packed(message: Any) -> bytes:
-        try:
-            return pack(message)
-        except UnicodeEncodeError:
-            return json.dumps(message, default=json_default, ensure_ascii=True, allow_nan=False).encode("ascii")
-
-    return packed

@@ -4,7 +4,7 @@ Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`
 string crosses here (:func:`python_text`, :func:`java_string`), where lone surrogates become U+FFFD; and every
 offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
 
-The JVM must be running (:func:`kotlin_llm_kernel.jvm.start_jvm`) before anything here is used. Snippets run on
+The JVM must be running (:func:`kotlin_llm_kernel.jvm.jvm.start_jvm`) before anything here is used. Snippets run on
 the engine's own session thread; nothing here runs Kotlin on the calling thread, so callers stay interruptible.
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 
 import jpype
 
+from ..config.request import SessionRequest
 from .events import (
     ClearOutputEvent,
     DisplayEvent,
@@ -29,7 +30,6 @@ from .events import (
     SettledEvent,
 )
 from .jvmti import ThreadStopper
-from .request import SessionRequest
 from .results import Error, Outcome, ResolvedDependency, Value
 from .surrogates import replace_lone_surrogates
 

@@ -13,10 +13,10 @@ import os
 from traitlets import Bool, Float, Int, List, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
-from .heap_limit import MB, MIN_HEAP, HeapSizeError, parse_size
+from ..jvm.heap_limit import MB, MIN_HEAP, HeapSizeError, parse_size
+from ..jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
 from .json_trait import JsonDict
-from .jvm_options import DEFAULT_JVM_OPTIONS
-from .request import EngineRequest, JvmRequest, SessionRequest
+from .request import EngineRequest, SessionRequest
 from .time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
 
 
