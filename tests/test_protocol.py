@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 
 from kernel_client import Cell, collect, execute, read_until, request, running_kernel
+
+POM = Path(__file__).resolve().parent.parent / "jvm" / "pom.xml"
 
 pytestmark = pytest.mark.usefixtures("kernel")
 
@@ -30,6 +33,11 @@ def test_kernel_info(kc: Any) -> None:
     assert content["language_info"]["name"] == "kotlin"
     assert content["language_info"]["file_extension"] == ".kts"
     assert content["language_info"]["pygments_lexer"] == "kotlin"
+    # the compiler the engine was built with, as jvm/pom.xml pins it, is the one the banner names
+    pinned = re.search(r"<kotlin.version>([^<]+)</kotlin.version>", POM.read_text(encoding="utf-8"))
+    assert pinned is not None
+    assert content["language_info"]["version"] == pinned.group(1)
+    assert f"Kotlin {pinned.group(1)} scripts" in content["banner"]
     assert content["supported_features"] == []
 
 

@@ -4,23 +4,19 @@ import io.github.oshai.kotlinlogging.KotlinLogging
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
-
-import org.kotlinllm.script.internal.session.ExitWatch
-import org.kotlinllm.script.internal.session.MemoryReturn
+import org.kotlinllm.script.internal.report.SnippetNames
+import org.kotlinllm.script.internal.routing.DisplayTarget
 import org.kotlinllm.script.internal.routing.OutputRouting
 import org.kotlinllm.script.internal.routing.OutputTarget
-import org.kotlinllm.script.internal.session.ProcessExit
-
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.SessionDisplay
-import org.kotlinllm.script.internal.routing.DisplayTarget
-
-import org.kotlinllm.script.internal.session.SessionSymbols
-import org.kotlinllm.script.internal.report.SnippetNames
-
 import org.kotlinllm.script.internal.routing.StopGate
 import org.kotlinllm.script.internal.routing.UncaughtErrorReporter
 import org.kotlinllm.script.internal.routing.UncaughtErrors
+import org.kotlinllm.script.internal.session.ExitWatch
+import org.kotlinllm.script.internal.session.MemoryReturn
+import org.kotlinllm.script.internal.session.ProcessExit
+import org.kotlinllm.script.internal.session.SessionSymbols
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue

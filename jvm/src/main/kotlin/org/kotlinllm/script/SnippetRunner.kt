@@ -18,14 +18,14 @@ import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.completion.Candidate
 import org.kotlinllm.script.internal.compiler.completion.CodeInsight
 import org.kotlinllm.script.internal.compiler.completion.Inspected
+import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import org.kotlinllm.script.internal.compiler.source.InternalModifiers
 import org.kotlinllm.script.internal.compiler.source.NotebookMagics
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
+import org.kotlinllm.script.internal.compiler.source.SecondAttempt
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
 import org.kotlinllm.script.internal.compiler.source.SnippetParser
-import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import org.kotlinllm.script.internal.compiler.source.SnippetRewrite
-import org.kotlinllm.script.internal.compiler.source.SecondAttempt
 import org.kotlinllm.script.internal.compiler.source.SuspendingStatements
 import org.kotlinllm.script.internal.compiler.source.TopLevelCompanions
 import org.kotlinllm.script.internal.report.KnownLimitations
@@ -34,8 +34,8 @@ import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.internal.report.SnippetSources
 import org.kotlinllm.script.internal.report.StackTraceRenderer
 import org.kotlinllm.script.internal.routing.RunClock
-import org.kotlinllm.script.internal.session.SessionSymbols
 import org.kotlinllm.script.internal.routing.StopGate
+import org.kotlinllm.script.internal.session.SessionSymbols
 import java.io.File
 import java.nio.file.Files
 import kotlin.script.experimental.api.ScriptDiagnostic

@@ -11,7 +11,7 @@ import java.util.jar.JarFile
  */
 internal class HostLibraries(private val host: ClassLoader) {
 
-    /** Where the host has the classes of [jar] (e.g. `kotlin-stdlib-2.4.20.jar`), or null when it does not. */
+    /** Where the host has the classes of [jar] (e.g. `kotlin-stdlib-2.4.21.jar`), or null when it does not. */
     fun providerOf(jar: File): String? {
         val sample = try {
             JarFile(jar).use { file ->

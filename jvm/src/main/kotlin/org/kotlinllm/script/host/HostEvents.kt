@@ -1,12 +1,12 @@
 package org.kotlinllm.script.host
 
+import org.kotlinllm.script.SessionHost
+import org.kotlinllm.script.SnippetRun
 import org.kotlinllm.script.internal.routing.DisplayTarget
 import org.kotlinllm.script.internal.routing.InputHost
-import org.kotlinllm.script.internal.session.ProcessExit
 import org.kotlinllm.script.internal.routing.RunClock
-import org.kotlinllm.script.SessionHost
 import org.kotlinllm.script.internal.routing.SessionInput
-import org.kotlinllm.script.SnippetRun
+import org.kotlinllm.script.internal.session.ProcessExit
 import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle
 import java.util.concurrent.CountDownLatch

@@ -2,10 +2,10 @@ package org.kotlinllm.script.host
 
 import kotlinx.coroutines.Dispatchers
 import org.kotlinllm.script.Completion
+import org.kotlinllm.script.ProvidedProperties
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
 import org.kotlinllm.script.internal.routing.InputRouting
-import org.kotlinllm.script.ProvidedProperties
 import org.kotlinllm.script.internal.routing.RunClock
 
 /**

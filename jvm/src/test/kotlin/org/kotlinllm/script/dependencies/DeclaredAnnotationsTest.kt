@@ -1,7 +1,7 @@
 package org.kotlinllm.script.dependencies
 
-import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import kotlin.test.Test
 import kotlin.test.assertEquals
 import kotlin.test.assertNull

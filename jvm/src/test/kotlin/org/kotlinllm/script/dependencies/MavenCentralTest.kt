@@ -18,7 +18,10 @@ class MavenCentralTest {
 
     @Test
     fun `resolves jsoup from Maven Central with and without version`() {
-        SessionDependencies(SessionConfiguration(localRepository = localRepository).dependencySettings(), javaClass.classLoader).use { session ->
+        SessionDependencies(
+            SessionConfiguration(localRepository = localRepository).dependencySettings(),
+            javaClass.classLoader,
+        ).use { session ->
             val pinned =
                 assertIs<DependencyResolution.Resolved>(session.resolve(Snippets.declared("@file:DependsOn(\"org.jsoup:jsoup:1.16.1\")")))
             assertEquals(listOf("jsoup-1.16.1.jar"), pinned.classpath.map { it.name })

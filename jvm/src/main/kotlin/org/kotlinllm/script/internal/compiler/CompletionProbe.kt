@@ -30,7 +30,7 @@ internal class ResolvedProbe(val session: FirSession, val scopeSession: ScopeSes
 
 /**
  * Resolves a text as the next snippet would be, with the K2 frontend only (no checkers, no code generation), for
- * completion and inspection. This mirrors the first half of the K2 REPL's private `compileImpl` (Kotlin 2.4.20:
+ * completion and inspection. This mirrors the first half of the K2 REPL's private `compileImpl` (Kotlin 2.4.21:
  * parse, mark as a REPL snippet, create a source session of a new snippet module, build the FIR, resolve), which has
  * no public entry point, and undoes what that leaves in the shared compilation state: the history ignores the probe,
  * its module leaves the module list, its enhanced Java members leave the shared cache, and its refined script

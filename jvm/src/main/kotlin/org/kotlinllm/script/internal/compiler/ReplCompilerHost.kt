@@ -89,6 +89,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
     private val disposable: Disposable = Disposer.newDisposable("kotlin-llm session")
     private val messageCollector = ScriptDiagnosticsMessageCollector(null)
+
     /** The snippets the compiler resolves against; the completion package reads it. */
     val history: TransactionalReplHistory = TransactionalReplHistory()
     private val compilationConfiguration = ScriptCompilationConfiguration {
