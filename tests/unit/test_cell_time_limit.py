@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -120,13 +119,3 @@ def test_a_cell_cut_while_it_compiled_or_not_stopped_says_so() -> None:
 def test_a_value_stays_a_value() -> None:
     caught = Value(value="caught", text="caught")
     assert time_limit_outcome(caught, 6, 1) is caught
-
-
-def test_a_cell_that_did_not_run_is_told_by_the_fact_not_by_its_words() -> None:
-    words = "the snippet was cancelled while it compiled: it did not run"
-    from_the_engine = _interrupted("java.lang.InterruptedException", "the engine may say it otherwise")
-    not_run = time_limit_outcome(replace(from_the_engine, not_run=True), 7, 3)
-    assert isinstance(not_run, Error) and not_run.not_run
-    assert not_run.evalue.endswith("while it compiled and was cancelled: it did not run; the session keeps its state")
-    ran = time_limit_outcome(_interrupted("java.lang.InterruptedException", words), 8, 3)
-    assert ran.evalue.endswith(" and was interrupted; the session keeps its state"), "a snippet's own words decide nothing"
