@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .interrupts import CANCELLED_WHILE_COMPILING, NOT_STOPPED
+from .interrupts import NOT_STOPPED
 from .results import Error, Outcome
 from .time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
 
@@ -34,7 +34,7 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> O
     ran = f"snippet{snippet_number}.kts ran longer than the time limit of {describe(limit)} (setting {SETTING})"
     if outcome.ename == NOT_STOPPED:
         evalue = f"{ran} and did not stop when interrupted: it runs on"
-    elif outcome.evalue == CANCELLED_WHILE_COMPILING:
+    elif outcome.not_run:
         evalue = f"{ran} while it compiled and was cancelled: it did not run; the session keeps its state"
     else:
         evalue = f"{ran} and was interrupted; the session keeps its state"
@@ -47,6 +47,7 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> O
         stdout=outcome.stdout,
         stderr=outcome.stderr,
         displays=outcome.displays,
+        not_run=outcome.not_run,
     )
 
 

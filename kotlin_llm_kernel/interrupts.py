@@ -75,15 +75,16 @@ def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | N
 
 
 #: The engine's words for a snippet cancelled while it compiled, for a cell that ends before its compilation does.
+#: Only shown: what follows from it is decided on the fact, :attr:`.results.Error.not_run`.
 CANCELLED_WHILE_COMPILING = "the snippet was cancelled while it compiled: it did not run"
 NOT_STOPPED = "SnippetNotStopped"
 SESSION_BUSY = "SessionBusy"
 _WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
 
 
-def _error(ename: str, evalue: str, lines: list[str]) -> Error:
+def _error(ename: str, evalue: str, lines: list[str], not_run: bool = False) -> Error:
     message = "\n".join([f"{ename}: {evalue}", *lines])
-    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue)
+    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue, not_run=not_run)
 
 
 def _frames(frames: tuple[str, ...]) -> list[str]:
@@ -93,7 +94,7 @@ def _frames(frames: tuple[str, ...]) -> list[str]:
 def interrupted_cell_error(report: Unstoppable) -> Error:
     """The error of a cell whose snippet goes on after its interrupt: it compiles, or it could not be stopped."""
     if report.compiling:
-        return _error("InterruptedException", CANCELLED_WHILE_COMPILING, [])
+        return _error("InterruptedException", CANCELLED_WHILE_COMPILING, [], not_run=True)
     evalue = f"snippet{report.snippet_number}.kts did not stop when interrupted and runs on"
     lines = [*_frames(report.frames), f"Later cells fail until it ends: {_WAY_OUT}."]
     return _error(NOT_STOPPED, evalue, lines)
