@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .interrupts import NOT_STOPPED
+from .errors import SNIPPET_NOT_STOPPED, TIME_LIMIT_EXCEEDED
 from .results import Error, Outcome
 from .time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
 
-TIME_LIMIT_EXCEEDED = "TimeLimitExceeded"
 #: Seconds between checks once a cell's time is nearly up: its waits for input may have stopped its clock.
 RECHECK_SECONDS = 0.25
 
@@ -32,7 +31,7 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> O
     if not isinstance(outcome, Error):
         return outcome
     ran = f"snippet{snippet_number}.kts ran longer than the time limit of {describe(limit)} (setting {SETTING})"
-    if outcome.ename == NOT_STOPPED:
+    if outcome.ename == SNIPPET_NOT_STOPPED:
         evalue = f"{ran} and did not stop when interrupted: it runs on"
     elif outcome.not_run:
         evalue = f"{ran} while it compiled and was cancelled: it did not run; the session keeps its state"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .engine import Execution
+from .errors import NOT_RUN, SESSION_BUSY, SNIPPET_NOT_STOPPED
 from .jvm import started_jvm
 from .jvmti import StopUnavailable, ThreadStopper, stopper_for
 from .results import Error
@@ -77,8 +78,6 @@ def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | N
 #: The engine's words for a snippet cancelled while it compiled, for a cell that ends before its compilation does.
 #: Only shown: what follows from it is decided on the fact, :attr:`.results.Error.not_run`.
 CANCELLED_WHILE_COMPILING = "the snippet was cancelled while it compiled: it did not run"
-NOT_STOPPED = "SnippetNotStopped"
-SESSION_BUSY = "SessionBusy"
 _WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
 
 
@@ -94,10 +93,10 @@ def _frames(frames: tuple[str, ...]) -> list[str]:
 def interrupted_cell_error(report: Unstoppable) -> Error:
     """The error of a cell whose snippet goes on after its interrupt: it compiles, or it could not be stopped."""
     if report.compiling:
-        return _error("InterruptedException", CANCELLED_WHILE_COMPILING, [], not_run=True)
+        return _error(NOT_RUN, CANCELLED_WHILE_COMPILING, [], not_run=True)
     evalue = f"snippet{report.snippet_number}.kts did not stop when interrupted and runs on"
     lines = [*_frames(report.frames), f"Later cells fail until it ends: {_WAY_OUT}."]
-    return _error(NOT_STOPPED, evalue, lines)
+    return _error(SNIPPET_NOT_STOPPED, evalue, lines)
 
 
 def busy_error(snippet_number: int, frames: tuple[str, ...]) -> Error:

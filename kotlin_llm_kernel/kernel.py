@@ -27,6 +27,7 @@ from .cell_timer import CellTimer, time_limit_outcome
 from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
 from .engine import Completion, EngineSession, Execution, kotlin_version
+from .errors import INVALID_REQUEST, KERNEL_ERROR, KERNEL_STARTUP_ERROR
 from .events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
 from .interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
 from .jvm_options import redacted
@@ -34,7 +35,7 @@ from .kernel_settings import KotlinKernel as KotlinKernelSettings
 from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
 from .request import EngineRequest
-from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, INVALID_REQUEST, cursor_in, request_problem
+from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
 from .results import Error
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .surrogates import replace_lone_surrogates, surrogate_notice
@@ -42,9 +43,6 @@ from .worker import DaemonWorker
 
 #: How long an exit of the process by library code waits for the client to be told (see _process_exits).
 EXIT_REPORT_MILLIS = 10_000
-STARTUP_ERROR = "KernelStartupError"
-#: The kernel itself failed to run a cell of a started session (a fault of the kernel, not of the cell's code).
-RUN_ERROR = "KernelError"
 #: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
 LANGUAGE_INFO = {
     "name": "kotlin",
@@ -352,13 +350,13 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             session = await asyncio.wrap_future(self._session)
         except Exception as error:  # noqa: BLE001 - whatever stopped the start is the cell's error
             message = f"The Kotlin session could not be started: {error}"
-            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
+            return self._reply_error(KERNEL_STARTUP_ERROR, message, message.split("\n"), silent)
         try:
             settled, budget = await self._run(session, code, number, silent, allow_stdin)
         except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"snippet{number}.kts could not be run: {type(error).__name__}: {error}"
-            return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
+            return self._reply_error(KERNEL_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, budget, number, silent)
 
     async def _declares(self, name: str) -> bool:
