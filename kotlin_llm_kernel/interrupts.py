@@ -12,8 +12,8 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from .engine import Execution
 from .errors import NOT_RUN, SESSION_BUSY, SNIPPET_NOT_STOPPED
 from .jvm import started_jvm
 from .jvmti import StopUnavailable, ThreadStopper, stopper_for
@@ -29,6 +29,24 @@ STOP_EVERY = 0.25
 GIVE_UP_AFTER = 1.5
 #: Frames named in the report of a snippet that could not be stopped.
 REPORTED_FRAMES = 8
+
+
+class Interruptible(Protocol):
+    """What :func:`interrupt` needs of a submitted snippet (:class:`.engine.Execution` has it)."""
+
+    @property
+    def snippet_number(self) -> int: ...
+
+    @property
+    def evaluating(self) -> bool: ...
+
+    def cancel(self) -> None: ...
+
+    def await_settled(self, timeout: float) -> bool: ...
+
+    def stop(self, stopper: ThreadStopper) -> bool: ...
+
+    def top_frames(self, limit: int) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -47,19 +65,23 @@ def thread_stopper() -> ThreadStopper | None:
     return None if jvm is None else stopper_for(jvm.java.libjvm)
 
 
-def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | None]) -> Unstoppable | None:
+def interrupt(
+    execution: Interruptible,
+    find_stopper: Callable[[], ThreadStopper | None],
+    clock: Callable[[], float] = time.monotonic,
+) -> Unstoppable | None:
     """Cancels ``execution`` and, while it keeps running, stops its thread with the stopper ``find_stopper`` gives;
-    blocks up to :data:`GIVE_UP_AFTER`.
+    blocks up to :data:`GIVE_UP_AFTER` by ``clock`` (seconds), waiting in ``execution.await_settled``.
 
     Returns None once the snippet settled, else what keeps it running (it may still end later).
     """
-    started = time.monotonic()
+    started = clock()
     execution.cancel()
     if execution.await_settled(STOP_AFTER):
         return None
     # only now: the JNI calls need a thread attached to the JVM, which the calls above made sure of
     stopper = find_stopper()
-    while (remaining := started + GIVE_UP_AFTER - time.monotonic()) > 0:
+    while (remaining := started + GIVE_UP_AFTER - clock()) > 0:
         if stopper is not None:
             try:
                 if execution.stop(stopper):
