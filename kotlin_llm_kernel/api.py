@@ -18,7 +18,6 @@ The JVM starts on first use, once per process; call :func:`start_jvm` first to c
 from __future__ import annotations
 
 import dataclasses
-import logging
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,13 +28,10 @@ from .config.request import SessionRequest
 from .jvm.jvm import StartedJvm
 from .jvm.jvm import start_jvm as _start_jvm
 from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
-from .session.bridge import EngineSession, Execution
-from .session.cell_timer import RECHECK_SECONDS, time_limit_outcome
+from .session.bridge import EngineSession
 from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
-from .session.interrupts import interrupt, interrupted_cell_error, thread_stopper
 from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
-
-log = logging.getLogger(__name__)
+from .session.runs import Run, Runs
 
 __all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
 
@@ -83,6 +79,7 @@ class ScriptSession:
         self._options = dataclasses.replace(options, properties={**options.properties, **(properties or {}), **named})
         self._engine = EngineSession(self._options)
         self._events = SnippetWaiter(self._engine)
+        self._runs = Runs()
 
     @property
     def last_snippet_number(self) -> int:
@@ -94,10 +91,16 @@ class ScriptSession:
 
         Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, stopping its thread when
         it ignores that (a loop in library code), then is re-raised; so does an exception of the ``stdin`` callable.
+        While a snippet that could not be stopped runs on, the next one does not run: its result is the
+        ``SessionBusy`` error.
         """
+        if (busy := self._runs.busy()) is not None:
+            return busy
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
         stdin = self._options.stdin
-        execution = self._engine.submit(code, allow_stdin=stdin is not None)
+        limit = self._options.cell_time_limit
+        run = self._runs.submit(lambda: self._engine.submit(code, allow_stdin=stdin is not None), limit)
+        execution = run.execution
 
         def on_output(event: OutputEvent) -> None:
             if event.snippet_number == execution.snippet_number:
@@ -122,43 +125,34 @@ class ScriptSession:
                 self._engine.answer_input(event.request_id, stdin(event.prompt, event.password))
 
         try:
-            settled = self._settled(execution, on_output, on_display, on_input)
+            settled = self._settled(run, on_output, on_display, on_input)
         except BaseException:
-            report = interrupt(execution, thread_stopper)
-            if report is None:
+            if (interrupt := self._runs.interrupt()) is not None and self._runs.interrupt_now(interrupt) is None:
                 self._events.wait(execution.snippet_number, on_output, on_display=on_display)
-            else:  # it runs on: later snippets wait for it
-                log.warning("snippet%s.kts still runs after its interrupt: %s", report.snippet_number, report)
+            self._runs.forget(run)
             raise
         stdout, stderr = "".join(collected["stdout"]), "".join(collected["stderr"])
         return dataclasses.replace(settled.outcome, stdout=stdout, stderr=stderr, displays=tuple(displays))
 
     def _settled(
         self,
-        execution: Execution,
+        run: Run,
         on_output: Callable[[OutputEvent], None],
         on_display: Callable[[DisplayEvent | ClearOutputEvent], None],
         on_input: Callable[[InputRequestEvent], None],
     ) -> SettledEvent:
-        """Waits for the snippet to settle, interrupting it at the time limit (the kernel's :mod:`.cell_timer`)."""
-        number, limit = execution.snippet_number, self._options.cell_time_limit
-        if limit <= 0:
-            return self._events.wait(number, on_output, on_display=on_display, on_input=on_input)
-        while (left := limit - execution.run_seconds) > 0:
+        """Waits for the snippet to settle, checking its time when :mod:`.runs` says (the kernel's policy)."""
+        number = run.snippet_number
+        while True:
+            timeout = run.until_check()
             try:
-                timeout = max(left, RECHECK_SECONDS)
-                return self._events.wait(number, on_output, timeout, on_display=on_display, on_input=on_input)
+                settled = self._events.wait(number, on_output, timeout, on_display=on_display, on_input=on_input)
             except TimeoutError:
-                continue
-        report = interrupt(execution, thread_stopper)
-        if report is None:
-            settled = self._events.wait(number, on_output, on_display=on_display)
-        else:  # it runs on: later snippets wait for it
-            log.warning("snippet%s.kts still runs after its interrupt: %s", number, report)
-            settled = SettledEvent(number, interrupted_cell_error(report), cancelled=True)
-        if not settled.cancelled:  # it settled before the interrupt came
-            return settled
-        return dataclasses.replace(settled, outcome=time_limit_outcome(settled.outcome, number, limit))
+                if (interrupt := self._runs.check_time(run)) is None:
+                    continue
+                ended = self._runs.interrupt_now(interrupt)  # None: it settled, and its own event comes
+                settled = ended or self._events.wait(number, on_output, on_display=on_display)
+            return self._runs.finish(run, settled).settled
 
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -143,6 +145,33 @@ def test_a_snippet_past_the_time_limit_is_interrupted_and_the_session_goes_on() 
         waited = limited.execute('val line = readLine()\n"$line $keep"')
         assert isinstance(waited, Value), waited
         assert waited.value == "typed 42"
+
+
+def test_a_snippet_that_cannot_be_stopped_makes_later_ones_busy_until_it_ends() -> None:
+    """As in the kernel (tests/test_stop.py): a read of a child's output waits in native code, which neither the
+    cancellation nor a stop ends; the child's end does."""
+    with ScriptSession(options=SessionOptions(echo=False, cell_time_limit=2)) as limited:
+        assert limited.execute("val keep = 42").ok
+        number = limited.last_snippet_number + 1
+        stuck = limited.execute(
+            'val child = ProcessBuilder("sleep", "600").start()\nprintln(child.pid())\nchild.inputStream.read()'
+        )
+        assert isinstance(stuck, Error), stuck
+        assert stuck.ename == "TimeLimitExceeded"
+        assert stuck.evalue == (
+            f"snippet{number}.kts ran longer than the time limit of 2 s (setting cell_time_limit) and did not stop "
+            "when interrupted: it runs on"
+        )
+        assert stuck.traceback[1] == f"SnippetNotStopped: snippet{number}.kts did not stop when interrupted and runs on"
+        busy = limited.execute("keep")
+        assert isinstance(busy, Error) and busy.ename == "SessionBusy", busy
+        assert busy.evalue == f"the session still runs snippet{number}.kts, which did not stop when interrupted"
+        assert busy.traceback[-1].startswith("This cell did not run: interrupt again to retry")
+        os.kill(int(stuck.stdout.strip()), signal.SIGKILL)  # the read returns: the snippet ends
+        deadline = time.monotonic() + 60  # only catches a hang: it ends as soon as the child does
+        while isinstance(kept := limited.execute("keep"), Error) and time.monotonic() < deadline:
+            assert kept.ename == "SessionBusy", kept
+        assert isinstance(kept, Value) and kept.value == 42, kept
 
 
 def test_a_bad_time_limit_is_refused() -> None:

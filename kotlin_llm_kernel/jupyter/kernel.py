@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ipykernel.kernelbase import Kernel
@@ -26,11 +26,12 @@ from ..config.kernel_settings import KotlinKernel as KotlinKernelSettings
 from ..config.request import EngineRequest
 from ..jvm.jvm_options import redacted
 from ..session import early
-from ..session.bridge import Completion, EngineSession, Execution, kotlin_version
-from ..session.cell_timer import CellTimer, time_limit_outcome
+from ..session.bridge import Completion, EngineSession, kotlin_version
+from ..session.errors import INVALID_REQUEST, KERNEL_ERROR, KERNEL_STARTUP_ERROR
 from ..session.events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
-from ..session.interrupts import Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
+from ..session.interrupts import Unstoppable
 from ..session.results import Error
+from ..session.runs import Interrupt, Run, Runs
 from ..session.surrogates import replace_lone_surrogates, surrogate_notice
 from ..session.worker import DaemonWorker
 from .cell_output import Cell, CellOutput
@@ -38,14 +39,11 @@ from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
 from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
-from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, INVALID_REQUEST, cursor_in, request_problem
+from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 
 #: How long an exit of the process by library code waits for the client to be told (see _process_exits).
 EXIT_REPORT_MILLIS = 10_000
-STARTUP_ERROR = "KernelStartupError"
-#: The kernel itself failed to run a cell of a started session (a fault of the kernel, not of the cell's code).
-RUN_ERROR = "KernelError"
 #: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
 LANGUAGE_INFO = {
     "name": "kotlin",
@@ -93,11 +91,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self.language_info = dict(LANGUAGE_INFO)
         self._set_log_level(self.log_level)
         self._worker = DaemonWorker("kotlin-llm-worker")
-        self._running: Execution | None = None
-        #: A snippet that did not stop when interrupted, still running, and where it was reported to run.
-        self._stuck: tuple[Execution, Unstoppable] | None = None
-        #: The snippets whose interrupt is being carried out (:func:`.interrupts.interrupt`).
-        self._interrupting: set[int] = set()
+        #: The policy of running the cells' snippets: time limit, interrupts, a session busy with one not stopped.
+        self._runs = Runs(log=self.log)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reply_metadata: dict[str, Any] = {}
         self._cells = CellOutput(self._send_stream, self._send_message, self._ask_input, self._process_exits)
@@ -108,9 +103,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._input_cell: InputCell | None = None
         #: The notice of lone surrogates replaced in the code of the execute_request being handled.
         self._code_notice: str | None = None
-        #: Interrupts the running cell at the time limit (none when there is no limit), and the snippet it did so for.
-        self._timer: CellTimer | None = None
-        self._timed_out: int | None = None
+        #: The running cell's next time check (none when no limit applies).
+        self._timer: asyncio.TimerHandle | None = None
         self._session: Future[EngineSession] = self._start()
 
     # --- start-up ---
@@ -264,60 +258,57 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self.saved_sigint_handler = signal.signal(signal.SIGINT, self._on_sigint)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
-        if self._running is None:
+        if self._runs.running is None:
             signal.default_int_handler(signum, frame)
         self._interrupt()
 
     def _interrupt(self) -> None:
         """A user's interrupt (or the shutdown's): the running snippet's time limit no longer applies to it."""
         self._stop_timer()
-        self._interrupt_running()
+        self._stop_asking_input()
+        self._carry_out(self._runs.interrupt())
 
-    def _interrupt_running(self) -> None:
-        """Cancels the running snippet and, off the event loop, stops its thread if it ignores that (a snippet that
-        did not stop at an earlier interrupt is tried again)."""
+    def _stop_asking_input(self) -> None:
         if (waiting := self._input_cell) is not None:
             waiting.stop.set()
-        execution = self._running or (self._stuck[0] if self._stuck is not None else None)
-        loop = self._loop
-        if execution is None or loop is None or execution.snippet_number in self._interrupting:
-            return
-        self.log.info("interrupting snippet%s.kts", execution.snippet_number)
-        execution.cancel()
-        self._interrupting.add(execution.snippet_number)
 
-        def carry_out() -> None:  # its own thread: it waits up to GIVE_UP_AFTER
-            report = interrupt(execution, thread_stopper)
+    def _carry_out(self, interrupt: Interrupt | None) -> None:
+        """Off the event loop, stops the snippet's thread while it ignores its cancellation; the report comes back to
+        the loop (:meth:`_interrupted`)."""
+        loop = self._loop
+        if interrupt is None or loop is None:
+            return
+
+        def report(unstoppable: Unstoppable | None) -> None:  # the interrupt's thread
             try:
-                loop.call_soon_threadsafe(self._interrupted, execution, report)
+                loop.call_soon_threadsafe(self._interrupted, interrupt, unstoppable)
             except RuntimeError:  # the loop is closed: the kernel is shutting down
                 pass
 
-        threading.Thread(target=carry_out, name="kotlin-llm-interrupt", daemon=True).start()
+        interrupt.start(report)
+
+    def _schedule_time_check(self, run: Run) -> None:
+        if (delay := run.until_check()) is not None and self._loop is not None:
+            self._timer = self._loop.call_later(delay, self._check_time, run)
+
+    def _check_time(self, run: Run) -> None:
+        """The running cell's time check: at its limit it is interrupted as by the user, and its error will say so."""
+        self._timer = None
+        if (interrupt := self._runs.check_time(run)) is not None:
+            self._stop_asking_input()
+            self._carry_out(interrupt)
+        elif self._runs.running is run:
+            self._schedule_time_check(run)
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
-    def _time_limit_reached(self, execution: Execution) -> None:
-        """The running cell reached the time limit: it is interrupted as by the user, and its error will say so."""
-        self._timer = None
-        if self._running is not execution:
-            return
-        self.log.warning("snippet%s.kts reached the time limit, interrupting it", execution.snippet_number)
-        self._timed_out = execution.snippet_number
-        self._interrupt_running()
-
-    def _interrupted(self, execution: Execution, report: Unstoppable | None) -> None:
-        """The interrupt of ``execution`` was carried out: a snippet still running ends its cell now."""
-        self._interrupting.discard(execution.snippet_number)
-        if report is None:  # it settled: its cell ends with its own outcome
-            return
-        self.log.warning("snippet%s.kts still runs after its interrupt: %s", report.snippet_number, report)
-        if not report.compiling:
-            self._stuck = (execution, report)
-        self._cells.abandon(SettledEvent(report.snippet_number, interrupted_cell_error(report), cancelled=True))
+    def _interrupted(self, interrupt: Interrupt, report: Unstoppable | None) -> None:
+        """The interrupt was carried out: a snippet still running ends its cell now."""
+        if (abandoned := self._runs.interrupted(interrupt, report)) is not None:
+            self._cells.abandon(abandoned)
 
     async def interrupt_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
         """Message-mode interrupts (control channel): cancel the running snippet; nothing when idle."""
@@ -347,19 +338,19 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if silent:  # silent requests do not count, but a snippet needs a number of its own
             self.execution_count += 1
         number = self.execution_count
-        if (busy := self._busy_error()) is not None:
+        if (busy := self._runs.busy()) is not None:
             return self._reply_error(busy.ename, busy.evalue, busy.traceback, silent)
         try:
             session = await asyncio.wrap_future(self._session)
         except Exception as error:  # noqa: BLE001 - whatever stopped the start is the cell's error
             message = f"The Kotlin session could not be started: {error}"
-            return self._reply_error(STARTUP_ERROR, message, message.split("\n"), silent)
+            return self._reply_error(KERNEL_STARTUP_ERROR, message, message.split("\n"), silent)
         try:
             settled, budget = await self._run(session, code, number, silent, allow_stdin)
         except Exception as error:
             self.log.exception("snippet%s.kts could not be run", number)
             message = f"snippet{number}.kts could not be run: {type(error).__name__}: {error}"
-            return self._reply_error(RUN_ERROR, message, message.split("\n"), silent)
+            return self._reply_error(KERNEL_ERROR, message, message.split("\n"), silent)
         return self._finish(settled, budget, number, silent)
 
     async def _declares(self, name: str) -> bool:
@@ -374,16 +365,6 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             self.log.warning("could not look up %s: %s", name, error)
             return False
 
-    def _busy_error(self) -> Error | None:
-        """The error of a cell submitted while a snippet that did not stop when interrupted still runs."""
-        if self._stuck is None:
-            return None
-        execution, report = self._stuck
-        if execution.await_settled(0):
-            self._stuck = None
-            return None
-        return busy_error(report.snippet_number, tuple(execution.top_frames(len(report.frames))) or report.frames)
-
     async def _run(
         self, session: EngineSession, code: str, number: int, silent: bool, allow_stdin: bool = False
     ) -> tuple[SettledEvent, OutputBudget]:
@@ -397,29 +378,27 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         ident = self._get_shell_context_var(self._shell_parent_ident)
         self._input_cell = InputCell(number, cell.parent or {}, ident, threading.Event())
         try:
-            self._running = execution = session.submit(code, number, allow_stdin=allow_stdin)
+            run = self._runs.submit(
+                lambda: session.submit(code, number, allow_stdin=allow_stdin),
+                self._engine_request().session.cell_time_limit,
+            )
         except Exception:
             self._cells.discard(number)
             raise
-        limit = self._engine_request().session.cell_time_limit
-        if limit > 0:
-            self._timer = CellTimer(
-                loop, limit, lambda: execution.run_seconds, lambda: self._time_limit_reached(execution)
-            )
+        self._schedule_time_check(run)
         try:
             settled = await cell.settled
+        except BaseException:
+            self._runs.forget(run)
+            raise
         finally:
             self._stop_timer()
-            self._running = None
             self._input_cell.stop.set()  # a request still asked is dropped: the engine failed its read
             self._input_cell = None
-        # a snippet that settled before its interrupt came ended on its own
-        timed_out = self._timed_out == number and settled.cancelled
-        self._timed_out = None
-        if timed_out:
-            settled = replace(settled, outcome=time_limit_outcome(settled.outcome, number, limit))
+        ended = self._runs.finish(run, settled)
+        settled = ended.settled
         self._reply_metadata["interrupted"] = settled.cancelled
-        self._reply_metadata["time_limit_exceeded"] = timed_out
+        self._reply_metadata["time_limit_exceeded"] = ended.time_limit_exceeded
         self._reply_metadata["outputs"] = cell.outputs  # the execute_result joins it in _finish
         return settled, cell.budget
 

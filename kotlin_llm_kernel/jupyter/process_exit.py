@@ -6,11 +6,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..session.errors import KERNEL_EXIT
 from ..session.events import ProcessExitEvent
 from ..session.results import Error
-
-#: The ``ename`` of that error: no exception of the cell's, the kernel itself ends.
-KERNEL_EXIT = "KernelExit"
 
 
 def exit_call(event: ProcessExitEvent) -> str:

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The Jupyter error name of a request whose content is not what the protocol says.
-INVALID_REQUEST = "InvalidRequest"
-
 #: Requests whose content has a ``code``.
 CODE_REQUESTS = frozenset({"execute_request", "complete_request", "inspect_request", "is_complete_request"})
 #: The fields of a history_request that ipykernel passes on (``do_history``'s parameters); others are dropped.

@@ -156,6 +156,7 @@ def to_outcome(outcome: Any) -> Outcome:
             message=python_text(result.getMessage()),
             ename=python_text(outcome.getEname()),
             evalue=python_text(outcome.getEvalue()),
+            not_run=bool(outcome.getNotRun()),
         )
     unit = bool(outcome.isUnit())
     value_data = outcome.getValueData()

@@ -1,4 +1,5 @@
-"""A cell past its time limit (:mod:`.time_limit`): the timer that interrupts it, and the error it gets.
+"""A cell past its time limit (:mod:`.time_limit`): what counts, and the error it gets (:mod:`.runs` checks the time
+and interrupts it).
 
 A cell's time counts from the moment the engine's session thread takes it up (not while it waits behind an earlier
 cell) to its end: compiling and evaluating. Waits for something outside are left out, as the engine's clock
@@ -9,16 +10,9 @@ error says the limit.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-
 from ..config.time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
-from .interrupts import CANCELLED_WHILE_COMPILING, NOT_STOPPED
+from .errors import SNIPPET_NOT_STOPPED, TIME_LIMIT_EXCEEDED
 from .results import Error, Outcome
-
-TIME_LIMIT_EXCEEDED = "TimeLimitExceeded"
-#: Seconds between checks once a cell's time is nearly up: its waits for input may have stopped its clock.
-RECHECK_SECONDS = 0.25
 
 _HINT = (
     f"hint: split the work into shorter cells, or raise the limit (setting {SETTING}; {ENV_CELL_TIME_LIMIT} when a "
@@ -32,9 +26,9 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> O
     if not isinstance(outcome, Error):
         return outcome
     ran = f"snippet{snippet_number}.kts ran longer than the time limit of {describe(limit)} (setting {SETTING})"
-    if outcome.ename == NOT_STOPPED:
+    if outcome.ename == SNIPPET_NOT_STOPPED:
         evalue = f"{ran} and did not stop when interrupted: it runs on"
-    elif outcome.evalue == CANCELLED_WHILE_COMPILING:
+    elif outcome.not_run:
         evalue = f"{ran} while it compiled and was cancelled: it did not run; the session keeps its state"
     else:
         evalue = f"{ran} and was interrupted; the session keeps its state"
@@ -47,31 +41,5 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> O
         stdout=outcome.stdout,
         stderr=outcome.stderr,
         displays=outcome.displays,
+        not_run=outcome.not_run,
     )
-
-
-class CellTimer:
-    """Calls ``expired`` on ``loop`` once ``ran()`` (the cell's seconds so far, by the engine's clock) reaches
-    ``limit``; checked when the limit would be reached and, while waits keep the clock still, again until then."""
-
-    def __init__(
-        self, loop: asyncio.AbstractEventLoop, limit: float, ran: Callable[[], float], expired: Callable[[], None]
-    ) -> None:
-        self._loop = loop
-        self._limit = limit
-        self._ran = ran
-        self._expired = expired
-        self._handle: asyncio.TimerHandle | None = loop.call_later(limit, self._check)
-
-    def _check(self) -> None:
-        self._handle = None
-        left = self._limit - self._ran()
-        if left <= 0:
-            self._expired()
-            return
-        self._handle = self._loop.call_later(max(left, RECHECK_SECONDS), self._check)
-
-    def cancel(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None

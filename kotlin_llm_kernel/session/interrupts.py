@@ -12,9 +12,10 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..jvm.jvm import started_jvm
-from .bridge import Execution
+from .errors import NOT_RUN, SESSION_BUSY, SNIPPET_NOT_STOPPED
 from .jvmti import StopUnavailable, ThreadStopper, stopper_for
 from .results import Error
 
@@ -28,6 +29,24 @@ STOP_EVERY = 0.25
 GIVE_UP_AFTER = 1.5
 #: Frames named in the report of a snippet that could not be stopped.
 REPORTED_FRAMES = 8
+
+
+class Interruptible(Protocol):
+    """What :func:`interrupt` needs of a submitted snippet (:class:`.bridge.Execution` has it)."""
+
+    @property
+    def snippet_number(self) -> int: ...
+
+    @property
+    def evaluating(self) -> bool: ...
+
+    def cancel(self) -> None: ...
+
+    def await_settled(self, timeout: float) -> bool: ...
+
+    def stop(self, stopper: ThreadStopper) -> bool: ...
+
+    def top_frames(self, limit: int) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -46,19 +65,23 @@ def thread_stopper() -> ThreadStopper | None:
     return None if jvm is None else stopper_for(jvm.java.libjvm)
 
 
-def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | None]) -> Unstoppable | None:
+def interrupt(
+    execution: Interruptible,
+    find_stopper: Callable[[], ThreadStopper | None],
+    clock: Callable[[], float] = time.monotonic,
+) -> Unstoppable | None:
     """Cancels ``execution`` and, while it keeps running, stops its thread with the stopper ``find_stopper`` gives;
-    blocks up to :data:`GIVE_UP_AFTER`.
+    blocks up to :data:`GIVE_UP_AFTER` by ``clock`` (seconds), waiting in ``execution.await_settled``.
 
     Returns None once the snippet settled, else what keeps it running (it may still end later).
     """
-    started = time.monotonic()
+    started = clock()
     execution.cancel()
     if execution.await_settled(STOP_AFTER):
         return None
     # only now: the JNI calls need a thread attached to the JVM, which the calls above made sure of
     stopper = find_stopper()
-    while (remaining := started + GIVE_UP_AFTER - time.monotonic()) > 0:
+    while (remaining := started + GIVE_UP_AFTER - clock()) > 0:
         if stopper is not None:
             try:
                 if execution.stop(stopper):
@@ -75,15 +98,14 @@ def interrupt(execution: Execution, find_stopper: Callable[[], ThreadStopper | N
 
 
 #: The engine's words for a snippet cancelled while it compiled, for a cell that ends before its compilation does.
+#: Only shown: what follows from it is decided on the fact, :attr:`.results.Error.not_run`.
 CANCELLED_WHILE_COMPILING = "the snippet was cancelled while it compiled: it did not run"
-NOT_STOPPED = "SnippetNotStopped"
-SESSION_BUSY = "SessionBusy"
 _WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
 
 
-def _error(ename: str, evalue: str, lines: list[str]) -> Error:
+def _error(ename: str, evalue: str, lines: list[str], not_run: bool = False) -> Error:
     message = "\n".join([f"{ename}: {evalue}", *lines])
-    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue)
+    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue, not_run=not_run)
 
 
 def _frames(frames: tuple[str, ...]) -> list[str]:
@@ -93,10 +115,10 @@ def _frames(frames: tuple[str, ...]) -> list[str]:
 def interrupted_cell_error(report: Unstoppable) -> Error:
     """The error of a cell whose snippet goes on after its interrupt: it compiles, or it could not be stopped."""
     if report.compiling:
-        return _error("InterruptedException", CANCELLED_WHILE_COMPILING, [])
+        return _error(NOT_RUN, CANCELLED_WHILE_COMPILING, [], not_run=True)
     evalue = f"snippet{report.snippet_number}.kts did not stop when interrupted and runs on"
     lines = [*_frames(report.frames), f"Later cells fail until it ends: {_WAY_OUT}."]
-    return _error(NOT_STOPPED, evalue, lines)
+    return _error(SNIPPET_NOT_STOPPED, evalue, lines)
 
 
 def busy_error(snippet_number: int, frames: tuple[str, ...]) -> Error:

@@ -102,6 +102,9 @@ class Error:
     stderr: str = ""
     #: What the snippet displayed before it failed, in order.
     displays: tuple[SnippetDisplay, ...] = ()
+    #: The snippet was cancelled while it compiled and never ran (the engine's ``HostOutcome.notRun``): its session
+    #: is as before it. A fact to decide on; ``evalue`` says it in words.
+    not_run: bool = False
 
     @property
     def ok(self) -> bool:

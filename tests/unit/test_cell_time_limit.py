@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,7 @@ def test_an_interrupted_cell_says_the_limit_above_the_interrupt_s_report() -> No
 def test_a_cell_cut_while_it_compiled_or_not_stopped_says_so() -> None:
     compiling = interrupted_cell_error(Unstoppable(4, (), compiling=True))
     assert compiling.evalue == CANCELLED_WHILE_COMPILING
+    assert compiling.not_run
     assert time_limit_outcome(compiling, 4, 5).evalue == (
         "snippet4.kts ran longer than the time limit of 5 s (setting cell_time_limit) while it compiled and was "
         "cancelled: it did not run; the session keeps its state"
@@ -119,3 +121,14 @@ def test_a_cell_cut_while_it_compiled_or_not_stopped_says_so() -> None:
 def test_a_value_stays_a_value() -> None:
     caught = Value(value="caught", text="caught")
     assert time_limit_outcome(caught, 6, 1) is caught
+
+
+def test_a_cell_that_did_not_run_is_told_by_the_fact_not_by_its_words() -> None:
+    words = "the snippet was cancelled while it compiled: it did not run"
+    from_the_engine = _interrupted("java.lang.InterruptedException", "the engine may say it otherwise")
+    not_run = time_limit_outcome(replace(from_the_engine, not_run=True), 7, 3)
+    assert isinstance(not_run, Error) and not_run.not_run
+    assert not_run.evalue.endswith("while it compiled and was cancelled: it did not run; the session keeps its state")
+    ran = time_limit_outcome(_interrupted("java.lang.InterruptedException", words), 8, 3)
+    assert isinstance(ran, Error)
+    assert ran.evalue.endswith(" and was interrupted; the session keeps its state"), "the words decide nothing"

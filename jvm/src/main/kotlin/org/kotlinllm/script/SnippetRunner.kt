@@ -45,13 +45,14 @@ import kotlin.script.experimental.host.toScriptSource
 private val logger = KotlinLogging.logger {}
 
 /**
- * What running one snippet gave: the spec's [result], the exception behind an EVALUATION error it threw, and for a
- * host that shows rich output, the [valueBundle] of its value.
+ * What running one snippet gave: the spec's [result], the exception behind an EVALUATION error it threw, for a
+ * host that shows rich output the [valueBundle] of its value, and whether it was [notRun]: cancelled while it compiled.
  */
 internal data class SnippetRun(
     val result: ScriptResult,
     val thrown: Throwable? = null,
     val valueBundle: org.kotlinllm.script.runtime.MimeBundle? = null,
+    val notRun: Boolean = false,
 )
 
 /**
@@ -191,7 +192,7 @@ internal class SnippetRunner(
     /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
     private fun notRun(): SnippetRun {
         val interrupted = InterruptedException(NOT_RUN)
-        return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
+        return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted, notRun = true)
     }
 
     /**

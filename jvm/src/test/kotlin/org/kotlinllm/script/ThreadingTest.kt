@@ -222,7 +222,7 @@ class ThreadingTest {
 }
 
 /** Serves the files of [root] on 127.0.0.1; each request counts [asked] down and is answered once [answer] opens. */
-private class GatedRepository(
+internal class GatedRepository(
     private val root: Path,
     private val asked: CountDownLatch,
     private val answer: CountDownLatch,

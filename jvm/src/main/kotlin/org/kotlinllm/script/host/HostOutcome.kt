@@ -25,6 +25,8 @@ import org.kotlinllm.script.runtime.MimeBundle
  * @property valueData the value's MIME bundle, encoded as [DisplayEvent.data]; its `text/plain` is [valueText]; null
  *   for [Unit] and errors.
  * @property valueMetadata the metadata of [valueData] as a JSON object text (`{}` when none).
+ * @property notRun errors only: the snippet was cancelled while it compiled and never ran, which its [evalue] says in
+ *   words; false for one cancelled before it started or while it ran. A host decides on this, not on the words.
  */
 public class HostOutcome(
     public val result: ScriptResult,
@@ -36,6 +38,7 @@ public class HostOutcome(
     public val resolvedDependencies: List<ResolvedDependency>,
     public val valueData: Map<String, String>? = null,
     public val valueMetadata: String = "{}",
+    public val notRun: Boolean = false,
 ) {
     override fun toString(): String =
         if (result is ScriptResult.Error) "HostOutcome(${result.phase}, $ename: $evalue, cancelled=$cancelled)"
@@ -78,7 +81,8 @@ public class HostOutcome(
                         thrown != null -> runCatching { exceptionNames(thrown) }.getOrElse { EVALUATION_ERROR to firstLine }
                         else -> EVALUATION_ERROR to firstLine
                     }
-                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList())
+                    val notRun = run?.notRun ?: false
+                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList(), notRun = notRun)
                 }
             }
         }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.junit.jupiter.api.assertThrows
 import org.kotlinllm.script.ExecutionPhase
+import org.kotlinllm.script.GatedRepository
 import org.kotlinllm.script.ScriptResult
 import org.kotlinllm.script.assertError
 import org.kotlinllm.script.assertValue
@@ -11,6 +12,7 @@ import org.kotlinllm.script.dependencies.Fixtures
 import org.kotlinllm.script.dependencies.RepositoryServer
 import java.nio.file.Files
 import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import kotlin.test.assertEquals
 import kotlin.test.assertFalse
 import kotlin.test.assertNull
@@ -84,6 +86,7 @@ class HostSessionTest {
             outcome.result.assertError(ExecutionPhase.EVALUATION)
             assertEquals("java.lang.InterruptedException", outcome.ename)
             assertEquals("the snippet was cancelled before it started", outcome.evalue)
+            assertFalse(outcome.notRun, "not run is the fact of a snippet cancelled while it compiled")
             assertFalse(events.settled(blocker.snippetNumber).cancelled)
             assertEquals("after", events.settled(last.snippetNumber).valueText)
             blocker.cancel()
@@ -129,8 +132,43 @@ class HostSessionTest {
             for (outcome in listOf(compilation, runtime, declared, noMessage, interrupted)) {
                 assertNull(outcome.valueText)
                 assertFalse(outcome.isUnit)
+                assertFalse(outcome.notRun)
                 assertEquals(emptyList(), outcome.resolvedDependencies)
             }
+        }
+    }
+
+    @Test
+    fun `a snippet cancelled while it compiled did not run, and its outcome says so as a fact`() {
+        // Compiling starts with resolving the snippet's dependencies: a repository answering only once the test has
+        // cancelled holds the snippet there, before its evaluation.
+        val asked = CountDownLatch(1)
+        val answer = CountDownLatch(1)
+        val localRepository = Files.createTempDirectory("host-local-repo")
+        try {
+            GatedRepository(Fixtures.root, asked, answer).use { repository ->
+                val settings = HostSettings(localRepository.toString(), listOf(repository.url("repo1/")), 60_000L, null)
+                HostSession.create(emptyMap(), settings).use { session ->
+                    val events = EventReader(session)
+                    session.submit("var ran = false")
+                    val compiling = session.submit("@file:DependsOn(\"com.example:util:1.0\")\nran = true")
+                    assertTrue(asked.await(60, TimeUnit.SECONDS), "the snippet's dependency was asked for")
+                    compiling.cancel()
+                    answer.countDown()
+                    val outcome = events.settled(compiling.snippetNumber)
+                    assertTrue(outcome.notRun)
+                    assertTrue(outcome.cancelled)
+                    outcome.result.assertError(ExecutionPhase.EVALUATION)
+                    assertEquals("java.lang.InterruptedException", outcome.ename)
+                    assertEquals("the snippet was cancelled while it compiled: it did not run", outcome.evalue)
+                    session.submit("ran")
+                    val after = events.settled(compiling.snippetNumber + 1)
+                    assertEquals("false", after.valueText)
+                    assertFalse(after.notRun)
+                }
+            }
+        } finally {
+            localRepository.toFile().deleteRecursively()
         }
     }
 
