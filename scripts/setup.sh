@@ -14,7 +14,7 @@ fi
 .venv/bin/python -m kotlin_llm_kernel install --sys-prefix >/dev/null
 
 # The browser test drives Debian's chromium: Playwright's own browser download is not used. Installed with apt when
-# missing and allowed (root, or sudo without a password); otherwise the test is skipped and says why.
+# missing and allowed (root, or sudo without a password); otherwise the test fails and says why.
 chromium_found() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; }
 if ! chromium_found; then
     if [ "$(id -u)" -eq 0 ]; then
@@ -25,14 +25,14 @@ if ! chromium_found; then
         as_root=(none)
     fi
     if [ "${as_root[0]:-}" = none ] || ! command -v apt-get >/dev/null; then
-        echo "Notice: chromium is not installed and cannot be installed here (needs apt-get as root or passwordless sudo): the browser test will be skipped." >&2
+        echo "Notice: chromium is not installed and cannot be installed here (needs apt-get as root or passwordless sudo): the browser test will fail." >&2
     else
         echo "Installing chromium with apt-get (for the browser test)..."
         export DEBIAN_FRONTEND=noninteractive
         if ! { "${as_root[@]}" apt-get update -q >/dev/null \
                 && "${as_root[@]}" apt-get install -y -q --no-install-recommends chromium >/dev/null; } \
                 || ! chromium_found; then
-            echo "Notice: apt-get could not install chromium: the browser test will be skipped." >&2
+            echo "Notice: apt-get could not install chromium: the browser test will fail." >&2
         fi
     fi
 fi

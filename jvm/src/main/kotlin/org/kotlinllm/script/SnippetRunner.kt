@@ -2,10 +2,9 @@ package org.kotlinllm.script
 
 import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.dependencies.DependencyResolution
-import org.kotlinllm.script.dependencies.LatestVersion
-import org.kotlinllm.script.dependencies.LatestVersionRule
-import org.kotlinllm.script.dependencies.Messages
 import org.kotlinllm.script.dependencies.SessionDependencies
+import org.kotlinllm.script.dependencies.model.Messages
+import org.kotlinllm.script.dependencies.versions.LatestVersionRule
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.DiagnosticRenderer
 import org.kotlinllm.script.diagnostics.Severity
@@ -203,8 +202,7 @@ internal class SnippetRunner(
         versions.map { (coordinates, version) ->
             val at = source.text.indexOf("\"$coordinates\"")
             val range = if (at < 0) null else source.range(at, at + coordinates.length + 2)
-            val chosen = LatestVersion(version, LatestVersionRule.isPreRelease(version))
-            Diagnostic(Severity.WARNING, Messages.latestVersion(coordinates, chosen), range)
+            Diagnostic(Severity.WARNING, Messages.latestVersion(coordinates, version, LatestVersionRule.isPreRelease(version)), range)
         }
 
     private fun evaluate(

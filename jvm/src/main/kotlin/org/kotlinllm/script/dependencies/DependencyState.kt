@@ -1,5 +1,7 @@
 package org.kotlinllm.script.dependencies
 
+import org.kotlinllm.script.dependencies.model.ResolvedArtifact
+
 /** What the committed snippets of a session declared and loaded. Used on the session thread only. */
 internal class DependencyState {
     /** `@file:Repository` URLs of committed snippets, in order. */

@@ -1,6 +1,23 @@
 package org.kotlinllm.script.dependencies
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.model.BackendResult
+import org.kotlinllm.script.dependencies.model.BackendSettings
+import org.kotlinllm.script.dependencies.model.FailureKind
+import org.kotlinllm.script.dependencies.model.MavenBackend
+import org.kotlinllm.script.dependencies.model.MavenCoordinates
+import org.kotlinllm.script.dependencies.model.Messages
+import org.kotlinllm.script.dependencies.model.RepositorySpec
+import org.kotlinllm.script.dependencies.model.ResolvedArtifact
+import org.kotlinllm.script.dependencies.resolver.RepositoryUrls
+import org.kotlinllm.script.dependencies.resolver.ResolverLibrary
+import org.kotlinllm.script.dependencies.resolver.SettingsException
+import org.kotlinllm.script.dependencies.resolver.SettingsReader
+import org.kotlinllm.script.dependencies.resolver.SilenceWatchdog
+import org.kotlinllm.script.dependencies.versions.LatestVersionLookup
+import org.kotlinllm.script.dependencies.versions.LatestVersionRule
+import org.kotlinllm.script.dependencies.versions.MetadataVersions
+import org.kotlinllm.script.dependencies.versions.VersionChoice
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
@@ -84,7 +101,7 @@ internal class SessionDependencies(
             val backend = backend().getOrElse { cause ->
                 val failed = dependencies.map { (_, range) ->
                     if (cause is SettingsException) error(cause.message.orEmpty(), range)
-                    else error(Messages.resolverMissing(cause.message ?: cause.javaClass.simpleName), range, Messages.RESOLVER_MISSING_HINT)
+                    else error(Messages.resolverMissing(cause.message ?: cause.javaClass.simpleName), range, ResolverLibrary.MISSING_HINT)
                 }
                 return DependencyResolution.Failed(failed)
             }
@@ -118,7 +135,7 @@ internal class SessionDependencies(
                     val version = choice.version.version
                     chosenVersions[module] = version
                     resolvedVersions[module] = version
-                    versionNotes += warning(Messages.latestVersion(module, choice.version), range)
+                    versionNotes += warning(Messages.latestVersion(module, choice.version.version, choice.version.preRelease), range)
                     coordinates.withVersion(version)
                 }
                 is VersionChoice.Unavailable -> null.also { errors += error(choice.message, range) }

@@ -3,7 +3,7 @@ package org.kotlinllm.script.host
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
 import org.kotlinllm.script.SnippetRun
-import org.kotlinllm.script.dependencies.LatestVersionRule
+import org.kotlinllm.script.dependencies.versions.LatestVersionRule
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle

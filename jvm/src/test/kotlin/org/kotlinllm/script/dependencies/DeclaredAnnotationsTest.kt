@@ -1,5 +1,6 @@
 package org.kotlinllm.script.dependencies
 
+import org.kotlinllm.script.dependencies.model.MavenCoordinates
 import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import kotlin.test.Test

@@ -3,6 +3,11 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
+import org.kotlinllm.script.dependencies.model.BackendSettings
+import org.kotlinllm.script.dependencies.resolver.ResolverClassLoader
+import org.kotlinllm.script.dependencies.resolver.ResolverLibrary
+import org.kotlinllm.script.dependencies.versions.LatestVersion
+import org.kotlinllm.script.dependencies.versions.LatestVersionRule
 import java.nio.file.Files
 import kotlin.test.Test
 import kotlin.test.assertEquals

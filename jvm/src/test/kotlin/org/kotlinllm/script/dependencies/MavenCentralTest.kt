@@ -3,6 +3,8 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.dependencies.model.BackendSettings
+import org.kotlinllm.script.dependencies.resolver.ResolverLibrary
 import org.kotlinllm.script.dependencySettings
 import java.nio.file.Path
 import kotlin.test.Test

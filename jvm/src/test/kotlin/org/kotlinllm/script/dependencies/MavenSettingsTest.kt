@@ -3,6 +3,11 @@ package org.kotlinllm.script.dependencies
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.io.TempDir
 import org.kotlinllm.script.SessionConfiguration
+import org.kotlinllm.script.dependencies.model.MavenSettings
+import org.kotlinllm.script.dependencies.model.SettingsMirror
+import org.kotlinllm.script.dependencies.model.SettingsProxy
+import org.kotlinllm.script.dependencies.model.SettingsServer
+import org.kotlinllm.script.dependencies.resolver.SettingsReader
 import org.kotlinllm.script.dependencySettings
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity

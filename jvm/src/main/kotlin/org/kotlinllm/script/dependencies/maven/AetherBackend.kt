@@ -22,12 +22,12 @@ import org.eclipse.aether.util.artifact.JavaScopes
 import org.eclipse.aether.util.filter.DependencyFilterUtils
 import org.eclipse.aether.util.repository.SimpleArtifactDescriptorPolicy
 import org.eclipse.aether.util.version.GenericVersionScheme
-import org.kotlinllm.script.dependencies.BackendResult
-import org.kotlinllm.script.dependencies.BackendSettings
-import org.kotlinllm.script.dependencies.FailureKind
-import org.kotlinllm.script.dependencies.MavenBackend
-import org.kotlinllm.script.dependencies.RepositorySpec
-import org.kotlinllm.script.dependencies.ResolvedArtifact
+import org.kotlinllm.script.dependencies.model.BackendResult
+import org.kotlinllm.script.dependencies.model.BackendSettings
+import org.kotlinllm.script.dependencies.model.FailureKind
+import org.kotlinllm.script.dependencies.model.MavenBackend
+import org.kotlinllm.script.dependencies.model.RepositorySpec
+import org.kotlinllm.script.dependencies.model.ResolvedArtifact
 import kotlin.time.measureTimedValue
 
 private val logger = KotlinLogging.logger {}

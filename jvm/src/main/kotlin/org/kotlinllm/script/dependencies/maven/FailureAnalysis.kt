@@ -7,8 +7,8 @@ import org.eclipse.aether.resolution.DependencyResolutionException
 import org.eclipse.aether.spi.connector.transport.http.HttpTransporterException
 import org.eclipse.aether.transfer.ArtifactNotFoundException
 import org.eclipse.aether.transfer.ArtifactTransferException
-import org.kotlinllm.script.dependencies.BackendResult
-import org.kotlinllm.script.dependencies.FailureKind
+import org.kotlinllm.script.dependencies.model.BackendResult
+import org.kotlinllm.script.dependencies.model.FailureKind
 import java.net.ConnectException
 import java.net.NoRouteToHostException
 import java.net.SocketTimeoutException

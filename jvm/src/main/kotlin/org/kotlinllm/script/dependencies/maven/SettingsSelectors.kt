@@ -7,9 +7,9 @@ import org.eclipse.aether.util.repository.AuthenticationBuilder
 import org.eclipse.aether.util.repository.DefaultAuthenticationSelector
 import org.eclipse.aether.util.repository.DefaultMirrorSelector
 import org.eclipse.aether.util.repository.DefaultProxySelector
-import org.kotlinllm.script.dependencies.MavenSettings
-import org.kotlinllm.script.dependencies.SettingsProxy
-import org.kotlinllm.script.dependencies.SettingsServer
+import org.kotlinllm.script.dependencies.model.MavenSettings
+import org.kotlinllm.script.dependencies.model.SettingsProxy
+import org.kotlinllm.script.dependencies.model.SettingsServer
 
 /**
  * The mirrors, proxies and credentials of the Maven settings, as maven-resolver's selectors, the way Maven builds

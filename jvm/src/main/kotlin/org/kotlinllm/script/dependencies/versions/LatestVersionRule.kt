@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.versions
 
 /**
  * The spec's pip-like choice of a version for `@file:DependsOn("group:artifact")`, over the versions that the

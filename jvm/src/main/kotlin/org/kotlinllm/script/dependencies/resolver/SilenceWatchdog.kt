@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.resolver
 
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.ExecutorService

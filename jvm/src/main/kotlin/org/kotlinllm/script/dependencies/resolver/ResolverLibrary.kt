@@ -1,6 +1,8 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.resolver
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.model.BackendSettings
+import org.kotlinllm.script.dependencies.model.MavenBackend
 import java.io.File
 import java.nio.file.Path
 import kotlin.io.path.isDirectory
@@ -23,6 +25,10 @@ internal object ResolverLibrary {
     const val CLASSPATH_PROPERTY: String = "kotlinllm.resolver.classpath"
     const val DIRECTORY_PROPERTY: String = "kotlinllm.resolver.lib"
     const val DIRECTORY_NAME: String = "resolver-lib"
+
+    /** What to do when the library is missing: the second line of its diagnostic. */
+    const val MISSING_HINT: String =
+        "build jvm/ with Maven (it fills target/$DIRECTORY_NAME), or set -D$DIRECTORY_PROPERTY to that directory"
     private const val LIST_RESOURCE = "resolver-lib.txt"
     private const val BACKEND_CLASS = "${ResolverClassLoader.BRIDGE_PACKAGE}AetherBackend"
 

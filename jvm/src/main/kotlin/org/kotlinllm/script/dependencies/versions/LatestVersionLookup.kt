@@ -1,5 +1,8 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.versions
 
+import org.kotlinllm.script.dependencies.model.FailureKind
+import org.kotlinllm.script.dependencies.model.MavenCoordinates
+import org.kotlinllm.script.dependencies.model.Messages
 import kotlin.time.Duration
 
 /** The outcome of choosing a version for `group:artifact`: a version, or the message of why there is none. */

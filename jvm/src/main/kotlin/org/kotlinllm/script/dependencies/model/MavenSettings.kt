@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.model
 
 /**
  * What the engine takes from the user's Maven settings (`settings.xml`): mirrors, proxies and server credentials.

@@ -1,12 +1,12 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.model
 
 import kotlin.time.Duration
 
 /** The texts of the dependency diagnostics: one line each, the cause without stack traces. */
 internal object Messages {
-    fun latestVersion(module: String, chosen: LatestVersion): String {
-        val kind = if (chosen.preRelease) "pre-release" else "stable"
-        return "Resolved '$module' to its latest $kind version '${chosen.version}'"
+    fun latestVersion(module: String, version: String, preRelease: Boolean): String {
+        val kind = if (preRelease) "pre-release" else "stable"
+        return "Resolved '$module' to its latest $kind version '$version'"
     }
 
     fun sessionVersion(module: String, version: String): String =
@@ -25,10 +25,6 @@ internal object Messages {
         "The options of @file:$annotation are not supported and were ignored"
 
     fun resolverMissing(cause: String): String = "Cannot resolve dependencies: $cause"
-
-    const val RESOLVER_MISSING_HINT: String =
-        "build jvm/ with Maven (it fills target/${ResolverLibrary.DIRECTORY_NAME}), " +
-            "or set -D${ResolverLibrary.DIRECTORY_PROPERTY} to that directory"
 
     fun notFound(root: String, artifact: String, isRoot: Boolean, repositories: List<String>): String {
         val where = repositories.joinToString(", ")

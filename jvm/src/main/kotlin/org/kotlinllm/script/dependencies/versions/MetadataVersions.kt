@@ -1,6 +1,7 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.versions
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.model.FailureKind
 import org.w3c.dom.Element
 import java.io.ByteArrayInputStream
 import java.net.ConnectException

@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.model
 
 /**
  * Coordinates of a `@file:DependsOn`: `group:artifact` (latest version), `group:artifact:version`, or Maven's

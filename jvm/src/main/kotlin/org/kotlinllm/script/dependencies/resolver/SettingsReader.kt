@@ -1,6 +1,11 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.resolver
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.model.MavenSettings
+import org.kotlinllm.script.dependencies.model.Messages
+import org.kotlinllm.script.dependencies.model.SettingsMirror
+import org.kotlinllm.script.dependencies.model.SettingsProxy
+import org.kotlinllm.script.dependencies.model.SettingsServer
 import org.w3c.dom.Element
 import org.xml.sax.ErrorHandler
 import org.xml.sax.SAXException

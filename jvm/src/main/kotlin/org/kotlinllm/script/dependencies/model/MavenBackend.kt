@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.model
 
 import java.io.File
 import java.nio.file.Path

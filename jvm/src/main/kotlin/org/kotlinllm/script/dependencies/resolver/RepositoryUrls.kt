@@ -1,4 +1,4 @@
-package org.kotlinllm.script.dependencies
+package org.kotlinllm.script.dependencies.resolver
 
 import java.net.URI
 import java.net.URISyntaxException
