@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import http.server
 import shutil
 import subprocess
@@ -51,6 +52,39 @@ def add_artifact(root: Path, group: str, artifact: str, version: str, java_sourc
         f"  <version>{version}</version>\n</project>\n"
     )
     _write(base / f"{artifact}-{version}.pom", pom.encode())
+
+
+def add_multiplatform_root(root: Path, group: str, artifact: str, version: str, jvm_artifact: str) -> None:
+    """``group:artifact:version`` as Gradle publishes a Kotlin Multiplatform root: a POM, a jar of common metadata
+    only, and Gradle module metadata whose JVM runtime variant is available at ``jvm_artifact``."""
+    base = root / group.replace(".", "/") / artifact / version
+    pom = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!-- do_not_remove: published-with-gradle-metadata -->\n'
+        '<project xmlns="http://maven.apache.org/POM/4.0.0">\n'
+        f"  <modelVersion>4.0.0</modelVersion>\n  <groupId>{group}</groupId>\n  <artifactId>{artifact}</artifactId>\n"
+        f"  <version>{version}</version>\n</project>\n"
+    )
+    _write(base / f"{artifact}-{version}.pom", pom.encode())
+    with tempfile.TemporaryDirectory() as work:
+        jar = Path(work, "metadata.jar")
+        with zipfile.ZipFile(jar, "w") as archive:
+            archive.writestr("META-INF/kotlin-project-structure-metadata.json", "{}")
+        _write(base / f"{artifact}-{version}.jar", jar.read_bytes())
+    variants = [
+        {
+            "name": f"jvm{usage.title()}Elements-published",
+            "attributes": {"org.gradle.usage": f"java-{usage}", "org.jetbrains.kotlin.platform.type": "jvm"},
+            "available-at": {
+                "url": f"../../{jvm_artifact}/{version}/{jvm_artifact}-{version}.module",
+                "group": group,
+                "module": jvm_artifact,
+                "version": version,
+            },
+        }
+        for usage in ("api", "runtime")
+    ]
+    module = {"formatVersion": "1.1", "component": {"group": group, "module": artifact, "version": version}}
+    _write(base / f"{artifact}-{version}.module", json.dumps({**module, "variants": variants}).encode())
 
 
 def add_metadata(root: Path, group: str, artifact: str, versions: list[str]) -> None:

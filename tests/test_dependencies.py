@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from kernel_client import execute, running_kernel, warm_up
-from maven_repository import add_artifact, add_metadata, served
+from maven_repository import add_artifact, add_metadata, add_multiplatform_root, served
 
 
 def greeter(version: str) -> dict[str, str]:
@@ -26,6 +26,10 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     for version in ("1.0", "1.1", "2.0-RC1"):
         add_artifact(root, "com.example", "greeter", version, greeter(version))
     add_metadata(root, "com.example", "greeter", ["1.0", "1.1", "2.0-RC1", "2.0-SNAPSHOT"])
+    add_multiplatform_root(root, "com.example", "clock", "2.0", "clock-jvm")
+    add_metadata(root, "com.example", "clock", ["2.0"])
+    clock = 'package com.example.clock;\npublic class Clock { public static String now() { return "jvm time"; } }\n'
+    add_artifact(root, "com.example", "clock-jvm", "2.0", {"com.example.clock.Clock": clock})
     with served(root) as url:
         yield url
 
@@ -70,3 +74,10 @@ def test_the_dependency_stays_available_to_later_cells(kernel_with_repository: o
     execute(kernel_with_repository, '@file:DependsOn("com.example:greeter")\n1')
     cell = execute(kernel_with_repository, "import com.example.greeter.Greeter\nGreeter.version()")
     assert cell.result == "1.1"
+
+
+def test_a_multiplatform_library_by_its_plain_coordinates_loads_its_jvm_variant(kernel_with_repository: object) -> None:
+    cell = execute(kernel_with_repository, '@file:DependsOn("com.example:clock")\ncom.example.clock.Clock.now()')
+    assert cell.status == "ok", cell.error
+    assert cell.result == "jvm time"
+    assert cell.kotlin_llm["resolved_versions"] == {"com.example:clock": "2.0"}

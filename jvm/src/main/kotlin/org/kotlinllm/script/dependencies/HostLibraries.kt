@@ -25,6 +25,11 @@ internal class HostLibraries(private val host: ClassLoader) {
         return describe(found.first(), sample.first())
     }
 
+    /** The version in a host jar's file name ([provider], as [providerOf] gives it) of [artifactId], when it has one. */
+    fun versionIn(provider: String, artifactId: String): String? =
+        provider.takeIf { it.startsWith("$artifactId-") && it.endsWith(".jar") }
+            ?.removePrefix("$artifactId-")?.removeSuffix(".jar")?.takeIf { it.isNotEmpty() && it[0].isDigit() }
+
     private fun isPlainClass(name: String): Boolean =
         name.endsWith(".class") && !name.startsWith("META-INF/") &&
             !name.endsWith("module-info.class") && !name.endsWith("package-info.class")

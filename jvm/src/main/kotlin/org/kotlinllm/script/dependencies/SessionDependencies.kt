@@ -113,7 +113,7 @@ internal class SessionDependencies(
                 resolveOne(backend, versioned, range, repositories).map { it to range }
             }
             if (errors.isNotEmpty()) return DependencyResolution.Failed(versionNotes + errors + warnings)
-            return resolved(newRepositories, artifacts)
+            return resolved(newRepositories, artifacts, backend.versionOrder)
         }
 
         private fun withVersion(
@@ -191,14 +191,26 @@ internal class SessionDependencies(
             return directory.resolve("${coordinates.artifactId}-$version.pom").toFile().isFile
         }
 
-        private fun resolved(newRepositories: List<String>, artifacts: List<Pair<ResolvedArtifact, SourceRange>>): DependencyResolution {
+        private fun resolved(
+            newRepositories: List<String>,
+            artifacts: List<Pair<ResolvedArtifact, SourceRange>>,
+            versionOrder: Comparator<String>? = null,
+        ): DependencyResolution {
             val added = linkedMapOf<String, ResolvedArtifact>()
             val hostProvided = mutableSetOf<String>()
+            // a newer version left out can break the library that needs it: said first, where an agent reads first
+            val conflicts = mutableListOf<Diagnostic>()
+            fun newer(version: String, winner: String) = versionOrder != null && versionOrder.compare(version, winner) > 0
             for ((artifact, range) in artifacts) {
                 if (artifact.extension != "jar") continue
                 val earlier = state.loaded[artifact.key] ?: added[artifact.key]
                 if (earlier != null) {
-                    if (earlier.version != artifact.version) warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
+                    when {
+                        earlier.version == artifact.version -> {}
+                        newer(artifact.version, earlier.version) ->
+                            conflicts += warning(Messages.olderVersionWins(artifact, Messages.SESSION, earlier.version), range)
+                        else -> warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
+                    }
                     continue
                 }
                 val provider = hostLibraries.providerOf(artifact.file)
@@ -207,14 +219,20 @@ internal class SessionDependencies(
                     continue
                 }
                 val reported = artifact.coordinates in state.hostProvided || artifact.coordinates in hostProvided
-                if (!reported && provider != artifact.file.name) warnings += warning(Messages.providedByHost(artifact, provider), range)
+                val hostVersion = hostLibraries.versionIn(provider, artifact.artifactId)
+                when {
+                    reported || provider == artifact.file.name -> {}
+                    hostVersion != null && newer(artifact.version, hostVersion) ->
+                        conflicts += warning(Messages.olderVersionWins(artifact, Messages.HOST, hostVersion), range)
+                    else -> warnings += warning(Messages.providedByHost(artifact, provider), range)
+                }
                 hostProvided += artifact.coordinates
             }
             val changes = StateChanges(newRepositories, chosenVersions.toMap(), added.values.toList(), hostProvided)
             return DependencyResolution.Resolved(
                 classpath = added.values.map { it.file },
                 resolvedVersions = resolvedVersions.toMap(),
-                warnings = warnings.distinct(),
+                warnings = (conflicts + warnings).distinct(),
                 commit = { changes.applyTo(state) },
             )
         }

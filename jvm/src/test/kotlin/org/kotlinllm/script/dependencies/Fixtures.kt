@@ -59,6 +59,54 @@ internal object Fixtures {
             extra("com.example", "kmp", "1.0", "module", """{"formatVersion": "1.1"}""")
             metadata("com.example", "kmp", listOf("1.0"))
             artifact("com.example", "kmp-jvm", "1.0", mapOf("com.example.kmp.Kmp" to "package com.example.kmp; public class Kmp {}"))
+            // multiplatform: a root whose JVM variant depends on another root, a POM-only root, a library using a root
+            multiplatformRoot("com.example", "mpp", "1.0", "mpp-jvm", listOf(TestDependency("com.example", "mppbase", "1.0")))
+            metadata("com.example", "mpp", listOf("1.0"))
+            artifact(
+                "com.example",
+                "mpp-jvm",
+                "1.0",
+                mapOf(
+                    "com.example.mpp.Mpp" to
+                        "package com.example.mpp; public class Mpp { public static String hello() { return \"mpp on the JVM\"; } }",
+                ),
+                listOf(TestDependency("com.example", "mppbase", "1.0")),
+            )
+            multiplatformRoot("com.example", "mppbase", "1.0", "mppbase-jvm")
+            artifact(
+                "com.example",
+                "mppbase-jvm",
+                "1.0",
+                mapOf("com.example.mppbase.Base" to "package com.example.mppbase; public class Base {}"),
+            )
+            multiplatformRoot("com.example", "mppnojar", "1.0", "mppnojar-jvm", withJar = false)
+            artifact(
+                "com.example",
+                "mppnojar-jvm",
+                "1.0",
+                mapOf("com.example.nojar.NoJar" to "package com.example.nojar; public class NoJar {}"),
+            )
+            artifact(
+                "com.example",
+                "usesmpp",
+                "1.0",
+                mapOf("com.example.uses.Uses" to "package com.example.uses; public class Uses {}"),
+                listOf(TestDependency("com.example", "mpp", "1.0")),
+            )
+            // a library built against a newer kotlinx-coroutines than the host's
+            rawArtifact(
+                "org.jetbrains.kotlinx",
+                "kotlinx-coroutines-core-jvm",
+                "99.0",
+                listOf("kotlinx/coroutines/Job.class", "kotlinx/coroutines/Deferred.class", "kotlinx/coroutines/Dispatchers.class"),
+            )
+            artifact(
+                "com.example",
+                "newcoroutines",
+                "1.0",
+                mapOf("com.example.nc.UsesNewer" to "package com.example.nc; public class UsesNewer {}"),
+                listOf(TestDependency("org.jetbrains.kotlinx", "kotlinx-coroutines-core-jvm", "99.0")),
+            )
             rawArtifact(
                 "org.jetbrains.kotlin",
                 "kotlin-stdlib",

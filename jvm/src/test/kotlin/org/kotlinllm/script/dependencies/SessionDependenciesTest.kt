@@ -239,4 +239,63 @@ class SessionDependenciesTest {
 
     private fun warning(message: String, line: Int, start: Int, end: Int) =
         Diagnostic(Severity.WARNING, message, SourceRange(line, start, line, end))
+
+    @Test
+    fun `a multiplatform root resolves to its JVM variant, with and without a version, and so do its dependencies`() {
+        val versioned = session(repo1).resolved("@file:DependsOn(\"com.example:mpp:1.0\")")
+        assertEquals(listOf("mpp-jvm-1.0.jar", "mppbase-jvm-1.0.jar"), versioned.names())
+        assertEquals(emptyList(), versioned.warnings)
+        val latest = session(repo1).resolved("@file:DependsOn(\"com.example:mpp\")")
+        assertEquals(listOf("mpp-jvm-1.0.jar", "mppbase-jvm-1.0.jar"), latest.names())
+        assertEquals(mapOf("com.example:mpp" to "1.0"), latest.resolvedVersions)
+    }
+
+    @Test
+    fun `a multiplatform root without a jar and one that a library depends on resolve to their JVM variants`() {
+        assertEquals(listOf("mppnojar-jvm-1.0.jar"), session(repo1).resolved("@file:DependsOn(\"com.example:mppnojar:1.0\")").names())
+        assertEquals(
+            listOf("usesmpp-1.0.jar", "mpp-jvm-1.0.jar", "mppbase-jvm-1.0.jar"),
+            session(repo1).resolved("@file:DependsOn(\"com.example:usesmpp:1.0\")").names(),
+        )
+    }
+
+    @Test
+    fun `a dependency that needs a newer version than the host's says so first`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:newcoroutines:1.0\", \"com.example:kotlinuser:1.0\")")
+        assertEquals(listOf("newcoroutines-1.0.jar", "kotlinuser-1.0.jar"), result.names())
+        val host = kotlinx.coroutines.Job::class.java.protectionDomain.codeSource.location.path.substringAfterLast('/')
+        val hostVersion = host.removePrefix("kotlinx-coroutines-core-jvm-").removeSuffix(".jar")
+        assertEquals(
+            listOf(
+                "Version conflict: 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:99.0' is needed, but the host's version " +
+                    "'$hostVersion' is used instead: calls into API newer than $hostVersion may fail with NoSuchMethodError or " +
+                    "NoClassDefFoundError",
+                "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes " +
+                    "(${KotlinVersion::class.java.protectionDomain.codeSource.location.path.substringAfterLast(
+                        '/',
+                    )}), which are used instead",
+            ),
+            result.warnings.map { it.message },
+        )
+    }
+
+    @Test
+    fun `a dependency that needs a newer version than the session loaded says so`() {
+        val session = session(repo1)
+        session.resolved("@file:DependsOn(\"com.example:greeter:1.0\")").commit()
+        val result = session.resolved("@file:DependsOn(\"com.example:app:1.0\")")
+        assertEquals(listOf("app-1.0.jar", "util-1.0.jar"), result.names())
+        assertEquals(
+            listOf(
+                warning(
+                    "Version conflict: 'com.example:greeter:1.1' is needed, but this session's version '1.0' is used instead: " +
+                        "calls into API newer than 1.0 may fail with NoSuchMethodError or NoClassDefFoundError",
+                    1,
+                    1,
+                    39,
+                ),
+            ),
+            result.warnings,
+        )
+    }
 }

@@ -48,6 +48,44 @@ internal class TestRepository(val root: Path) {
         return this
     }
 
+    /**
+     * A Kotlin Multiplatform root as Gradle publishes it: a POM naming [dependencies] (common ones), a jar of common
+     * metadata only, and Gradle module metadata whose JVM variants are at [jvmArtifactId] (same group and version).
+     * Without [withJar], the root has no jar at all.
+     */
+    fun multiplatformRoot(
+        groupId: String,
+        artifactId: String,
+        version: String,
+        jvmArtifactId: String,
+        dependencies: List<TestDependency> = emptyList(),
+        withJar: Boolean = true,
+    ): TestRepository {
+        pom(groupId, artifactId, version, dependencies, comment = "<!-- do_not_remove: published-with-gradle-metadata -->")
+        if (withJar) {
+            val entries = listOf("META-INF/kotlin-project-structure-metadata.json", "commonMain/default/manifest")
+            publish(groupId, artifactId, version, "jar", jar(entries.associateWith { "{}".toByteArray() }))
+        }
+        fun variant(name: String, usage: String, platform: String, module: String?) = buildString {
+            append("""{"name": "$name", "attributes": {"org.gradle.category": "library", "org.gradle.usage": "$usage", """)
+            append(""""org.jetbrains.kotlin.platform.type": "$platform"}""")
+            if (module != null) {
+                append(""", "available-at": {"url": "../../$module/$version/$module-$version.module", """)
+                append(""""group": "$groupId", "module": "$module", "version": "$version"}""")
+            }
+            append("}")
+        }
+        val variants = listOf(
+            variant("metadataApiElements", "kotlin-metadata", "common", null),
+            variant("jsRuntimeElements-published", "kotlin-runtime", "js", "$artifactId-js"),
+            variant("jvmApiElements-published", "java-api", "jvm", jvmArtifactId),
+            variant("jvmRuntimeElements-published", "java-runtime", "jvm", jvmArtifactId),
+        )
+        val module = """{"formatVersion": "1.1", "component": {"group": "$groupId", "module": "$artifactId", "version": "$version"}, """ +
+            """"variants": [${variants.joinToString(", ")}]}"""
+        return extra(groupId, artifactId, version, "module", module)
+    }
+
     fun pom(
         groupId: String,
         artifactId: String,

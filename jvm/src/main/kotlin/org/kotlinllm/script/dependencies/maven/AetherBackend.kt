@@ -8,18 +8,13 @@ import org.eclipse.aether.RepositorySystem
 import org.eclipse.aether.RepositorySystemSession
 import org.eclipse.aether.artifact.Artifact
 import org.eclipse.aether.artifact.DefaultArtifact
-import org.eclipse.aether.collection.CollectRequest
-import org.eclipse.aether.graph.Dependency
 import org.eclipse.aether.repository.LocalRepository
 import org.eclipse.aether.repository.RemoteRepository
 import org.eclipse.aether.repository.RepositoryPolicy
-import org.eclipse.aether.resolution.DependencyRequest
 import org.eclipse.aether.supplier.RepositorySystemSupplier
 import org.eclipse.aether.supplier.SessionBuilderSupplier
 import org.eclipse.aether.transfer.AbstractTransferListener
 import org.eclipse.aether.transfer.TransferEvent
-import org.eclipse.aether.util.artifact.JavaScopes
-import org.eclipse.aether.util.filter.DependencyFilterUtils
 import org.eclipse.aether.util.repository.SimpleArtifactDescriptorPolicy
 import org.eclipse.aether.util.version.GenericVersionScheme
 import org.kotlinllm.script.dependencies.model.BackendResult
@@ -51,14 +46,7 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
                 try {
                     // the mirrors, proxies and credentials of the Maven settings, as Maven applies them
                     val remotes = system.newResolutionRepositories(session, repositories.map(::remoteRepository))
-                    // the snippet is the project and the artifact its direct dependency, as in a POM: so optional
-                    // and test dependencies of the artifact are left out, as Maven does
-                    val direct = Dependency(DefaultArtifact(coordinates), JavaScopes.COMPILE)
-                    val request = DependencyRequest(
-                        CollectRequest(listOf(direct), emptyList(), remotes),
-                        DependencyFilterUtils.classpathFilter(JavaScopes.RUNTIME),
-                    )
-                    val artifacts = system.resolveDependencies(session, request).artifactResults.mapNotNull { it.artifact }
+                    val artifacts = VariantResolution(system, session, remotes, DefaultArtifact(coordinates)).resolve()
                     BackendResult.Artifacts(artifacts.mapNotNull(::resolvedArtifact))
                 } catch (e: RepositoryException) {
                     FailureAnalysis.analyse(e, coordinates)

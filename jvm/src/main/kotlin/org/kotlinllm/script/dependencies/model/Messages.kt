@@ -68,6 +68,14 @@ internal object Messages {
     fun alreadyLoaded(artifact: ResolvedArtifact, loadedVersion: String): String =
         "Left out '${artifact.coordinates}': this session already loaded version '$loadedVersion', which is used instead"
 
+    /** A dependency needs a newer version than the one that wins ([whose]: the host's, or this session's). */
+    fun olderVersionWins(artifact: ResolvedArtifact, whose: String, version: String): String =
+        "Version conflict: '${artifact.coordinates}' is needed, but $whose version '$version' is used instead: " +
+            "calls into API newer than $version may fail with NoSuchMethodError or NoClassDefFoundError"
+
+    const val HOST: String = "the host's"
+    const val SESSION: String = "this session's"
+
     private fun seconds(duration: Duration): String =
         if (duration.inWholeMilliseconds % 1000 == 0L) "${duration.inWholeSeconds} s" else "${duration.inWholeMilliseconds} ms"
 }
