@@ -12,6 +12,9 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
 .venv/bin/python -m kotlin_llm_kernel install --sys-prefix >/dev/null
+# The real libraries the library tests load (ktor, kotlinx-datetime, ...), fetched once from Maven Central so that
+# the tests run offline.
+.venv/bin/python tests/libraries.py
 
 # The browser test drives Debian's chromium: Playwright's own browser download is not used. Installed with apt when
 # missing and allowed (root, or sudo without a password); otherwise the test fails and says why.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import http.server
+import json
 import shutil
 import subprocess
 import tempfile

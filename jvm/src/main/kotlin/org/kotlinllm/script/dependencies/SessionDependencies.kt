@@ -198,9 +198,11 @@ internal class SessionDependencies(
         ): DependencyResolution {
             val added = linkedMapOf<String, ResolvedArtifact>()
             val hostProvided = mutableSetOf<String>()
-            // a newer version left out can break the library that needs it: said first, where an agent reads first
+            // a newer version left out can break the library that needs it: said first, where an agent reads first.
+            // Only a newer major or minor version: a patch release adds no API the library could call.
             val conflicts = mutableListOf<Diagnostic>()
-            fun newer(version: String, winner: String) = versionOrder != null && versionOrder.compare(version, winner) > 0
+            fun newer(version: String, winner: String) =
+                versionOrder != null && versionOrder.compare(featureRelease(version), featureRelease(winner)) > 0
             for ((artifact, range) in artifacts) {
                 if (artifact.extension != "jar") continue
                 val earlier = state.loaded[artifact.key] ?: added[artifact.key]
@@ -238,11 +240,17 @@ internal class SessionDependencies(
         }
     }
 
+    /** `major.minor` of [version] (`1.11` of `1.11.0-RC`), or [version] itself when it does not start so. */
+    private fun featureRelease(version: String): String =
+        FEATURE_RELEASE.find(version)?.value ?: version
+
     private fun error(message: String, range: SourceRange, hint: String? = null) = Diagnostic(Severity.ERROR, message, range, hint)
 
     private fun warning(message: String, range: SourceRange) = Diagnostic(Severity.WARNING, message, range)
 
     private companion object {
+        val FEATURE_RELEASE = Regex("""^\d+(\.\d+)?""")
+
         /** Past the transport's own timeout, so that it normally reports first, with its more precise cause. */
         val WATCHDOG_GRACE = 500.milliseconds
     }

@@ -7,6 +7,16 @@ import java.nio.file.Path
 internal object Fixtures {
     val root: Path by lazy { build() }
 
+    /** The jar of the host's kotlinx-coroutines, e.g. `kotlinx-coroutines-core-jvm-1.11.0.jar`. */
+    val hostCoroutinesJar: String = kotlinx.coroutines.Job::class.java.protectionDomain.codeSource.location.path.substringAfterLast('/')
+
+    val hostCoroutinesVersion: String = hostCoroutinesJar.removePrefix("kotlinx-coroutines-core-jvm-").removeSuffix(".jar")
+
+    /** The host's coroutines version with its patch number one up: `1.11.1` for `1.11.0`. */
+    val hostCoroutinesNextPatch: String = hostCoroutinesVersion.split('.').let { (major, minor, patch) ->
+        "$major.$minor.${patch.toInt() + 1}"
+    }
+
     private fun greeter(version: String) = mapOf(
         "com.example.greeter.Greeter" to """
             package com.example.greeter;
@@ -99,6 +109,19 @@ internal object Fixtures {
                 "kotlinx-coroutines-core-jvm",
                 "99.0",
                 listOf("kotlinx/coroutines/Job.class", "kotlinx/coroutines/Deferred.class", "kotlinx/coroutines/Dispatchers.class"),
+            )
+            rawArtifact(
+                "org.jetbrains.kotlinx",
+                "kotlinx-coroutines-core-jvm",
+                hostCoroutinesNextPatch,
+                listOf("kotlinx/coroutines/Job.class", "kotlinx/coroutines/Deferred.class", "kotlinx/coroutines/Dispatchers.class"),
+            )
+            artifact(
+                "com.example",
+                "patchcoroutines",
+                "1.0",
+                mapOf("com.example.pc.UsesPatch" to "package com.example.pc; public class UsesPatch {}"),
+                listOf(TestDependency("org.jetbrains.kotlinx", "kotlinx-coroutines-core-jvm", hostCoroutinesNextPatch)),
             )
             artifact(
                 "com.example",

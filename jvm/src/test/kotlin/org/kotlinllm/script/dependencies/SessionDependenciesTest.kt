@@ -263,8 +263,7 @@ class SessionDependenciesTest {
     fun `a dependency that needs a newer version than the host's says so first`() {
         val result = session(repo1).resolved("@file:DependsOn(\"com.example:newcoroutines:1.0\", \"com.example:kotlinuser:1.0\")")
         assertEquals(listOf("newcoroutines-1.0.jar", "kotlinuser-1.0.jar"), result.names())
-        val host = kotlinx.coroutines.Job::class.java.protectionDomain.codeSource.location.path.substringAfterLast('/')
-        val hostVersion = host.removePrefix("kotlinx-coroutines-core-jvm-").removeSuffix(".jar")
+        val hostVersion = Fixtures.hostCoroutinesVersion
         assertEquals(
             listOf(
                 "Version conflict: 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:99.0' is needed, but the host's version " +
@@ -296,6 +295,19 @@ class SessionDependenciesTest {
                 ),
             ),
             result.warnings,
+        )
+    }
+
+    @Test
+    fun `a newer patch release than the host's is left out as any other`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:patchcoroutines:1.0\")")
+        assertEquals(listOf("patchcoroutines-1.0.jar"), result.names())
+        assertEquals(
+            listOf(
+                "Left out 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:${Fixtures.hostCoroutinesNextPatch}': " +
+                    "the host provides its classes (${Fixtures.hostCoroutinesJar}), which are used instead",
+            ),
+            result.warnings.map { it.message },
         )
     }
 }

@@ -1,0 +1,50 @@
+"""The real libraries that the library tests load, fetched from Maven Central once by the setup step
+(``scripts/setup.sh``) into ``build/libraries-m2``, which the tests then serve to their kernels as a ``file:``
+repository: so they run offline.
+
+The setup fetches them with the kernel's own resolver (the Python API), which also fetches the Gradle module metadata
+of multiplatform libraries, as the tests' kernels will ask for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPOSITORY = ROOT / "build" / "libraries-m2"
+
+#: Pinned to the versions the registry here serves (a version-less resolution would pick a newer one later).
+KTOR_CLIENT = "io.ktor:ktor-client-cio:3.6.1"  # a multiplatform root, which needs kotlinx-coroutines 1.11
+DATETIME = "org.jetbrains.kotlinx:kotlinx-datetime:0.8.0"  # a multiplatform root with a metadata-only jar
+LIBRARIES = (KTOR_CLIENT, DATETIME)
+
+_STAMP = REPOSITORY / ".fetched"
+
+
+def repository_url() -> str:
+    """The fetched libraries as a repository for a kernel's ``repositories`` setting."""
+    if _STAMP.read_text(encoding="utf-8").split() != list(LIBRARIES):
+        raise RuntimeError(f"the libraries of {REPOSITORY} are not those of tests/libraries.py: run scripts/setup.sh")
+    return REPOSITORY.as_uri() + "/"
+
+
+def fetch() -> None:
+    """Resolves every library of :data:`LIBRARIES` from Maven Central into :data:`REPOSITORY`, unless it was done."""
+    if _STAMP.is_file() and _STAMP.read_text(encoding="utf-8").split() == list(LIBRARIES):
+        return
+    from kotlin_llm_kernel import Error, ScriptSession, SessionOptions
+
+    REPOSITORY.mkdir(parents=True, exist_ok=True)
+    options = SessionOptions(local_repository=str(REPOSITORY), echo=False)
+    with ScriptSession(options=options) as session:
+        for coordinates in LIBRARIES:
+            result = session.execute(f'@file:DependsOn("{coordinates}")')
+            if isinstance(result, Error):
+                raise SystemExit(f"could not fetch {coordinates} from Maven Central:\n{result.message}")
+    _STAMP.write_text("\n".join(LIBRARIES) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    fetch()
+    print(f"libraries for the tests: {REPOSITORY}", file=sys.stderr)

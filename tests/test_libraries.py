@@ -1,0 +1,77 @@
+"""The libraries Kotlin users reach for, loaded by their plain coordinates through the kernel, offline: the real
+artifacts that the setup step fetched (:mod:`libraries`), served as a ``file:`` repository."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from kernel_client import execute, running_kernel, warm_up
+from libraries import DATETIME, KTOR_CLIENT, repository_url
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    arguments = [
+        f"--KotlinKernel.local_repository={tmp_path_factory.mktemp('local-repo')}",
+        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
+    ]
+    with running_kernel(extra_arguments=arguments) as (_, kc):
+        warm_up(kc)
+        yield kc
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 whose every path answers with its own name."""
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = f"page {self.path}".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_ktor_client_by_its_plain_coordinates_runs_the_specifications_example(kernel: object, pages: str) -> None:
+    cell = execute(
+        kernel,
+        f'@file:DependsOn("{KTOR_CLIENT}")\n'
+        "import io.ktor.client.*\nimport io.ktor.client.engine.cio.*\nimport io.ktor.client.request.*\n"
+        "import io.ktor.client.statement.*\n"
+        "val client = HttpClient(CIO)\n"
+        f'val urls = listOf("{pages}/a", "{pages}/b")\n'
+        "val pages = await { urls.map { async { client.get(it).bodyAsText() } }.awaitAll() }\n"
+        "pages",
+    )
+    assert cell.status == "ok", cell.error
+    assert cell.result == "[page /a, page /b]"
+    # the host's kotlinx-coroutines is the one ktor was built against: not even left out with a warning
+    assert "kotlinx-coroutines" not in cell.stderr + cell.stdout, cell.stderr
+
+
+def test_kotlinx_datetime_by_its_plain_coordinates(kernel: object) -> None:
+    cell = execute(
+        kernel,
+        f'@file:DependsOn("{DATETIME}")\nimport kotlinx.datetime.*\n'
+        'LocalDate(2026, 12, 3).plus(1, DateTimeUnit.MONTH).toString() + " " + LocalDate(2026, 12, 3).dayOfWeek',
+    )
+    assert cell.status == "ok", cell.error
+    assert cell.result == "2027-01-03 THURSDAY"
