@@ -12,9 +12,8 @@ SOURCES = ROOT / "jvm" / "src" / "main" / "kotlin"
 BASE = "org.kotlinllm.script"
 COMPILER = f"{BASE}.internal.compiler"
 MAX_FILES = 12
-#: Still above MAX_FILES (issue 28): splitting them moves public names the snippets see (runtime) or classes the
-#: isolated resolver loader selects by package (dependencies).
-NOT_YET_SPLIT = {f"{BASE}.runtime", f"{BASE}.dependencies"}
+#: Still above MAX_FILES (issue 28): splitting it moves classes the isolated resolver loader selects by package.
+NOT_YET_SPLIT = {f"{BASE}.dependencies"}
 
 _PACKAGE = re.compile(r"^package ([\w.]+)", re.M)
 _IMPORT = re.compile(r"^import ([\w.]+)", re.M)
