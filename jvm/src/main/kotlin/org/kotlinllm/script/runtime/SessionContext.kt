@@ -128,11 +128,6 @@ internal interface DisplaySink {
     fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?)
 }
 
-/** What [vars] reads: the declarations of one session (the engine's SessionSymbols). */
-internal fun interface DeclarationListing {
-    fun listing(): List<String>
-}
-
 /** Reports the uncaught exception of a thread a session's code started. */
 internal fun interface ThreadErrorReporter {
     /** Reports [error], which ended [thread], and returns true if it comes from the session's snippets. */

@@ -20,3 +20,8 @@ public class SessionVars internal constructor(public val lines: List<String>) {
  * property (the first line of its text, cut); the `:vars` of Kotlin notebooks. Outside a session it lists nothing.
  */
 public fun vars(): SessionVars = SessionVars(SessionContext.current()?.declarations?.listing().orEmpty())
+
+/** What [vars] reads: the declarations of one session (the engine's SessionSymbols). */
+internal fun interface DeclarationListing {
+    fun listing(): List<String>
+}
