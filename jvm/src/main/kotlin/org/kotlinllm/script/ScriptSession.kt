@@ -6,17 +6,18 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.future.await
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.internal.routing.DisplayTarget
+import org.kotlinllm.script.internal.routing.InputHost
 import org.kotlinllm.script.internal.routing.OutputRouting
-import org.kotlinllm.script.internal.routing.OutputTarget
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.SessionDisplay
 import org.kotlinllm.script.internal.routing.StopGate
-import org.kotlinllm.script.internal.routing.UncaughtErrorReporter
 import org.kotlinllm.script.internal.routing.UncaughtErrors
 import org.kotlinllm.script.internal.session.ExitWatch
 import org.kotlinllm.script.internal.session.MemoryReturn
 import org.kotlinllm.script.internal.session.ProcessExit
 import org.kotlinllm.script.internal.session.SessionSymbols
+import org.kotlinllm.script.runtime.OutputTarget
+import org.kotlinllm.script.runtime.ThreadErrorReporter
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.LinkedBlockingQueue
@@ -93,26 +94,23 @@ public class ScriptSession internal constructor(
     private var startFailure: String? = null
 
     /** Reports the uncaught exceptions of threads started by the snippets, found by their frames. */
-    private val threadErrors = object : UncaughtErrorReporter {
-        override val output: OutputTarget? get() = host
-
-        override fun report(thread: Thread, error: Throwable): Boolean {
-            if (!::runner.isInitialized || !runner.hasSnippetFrames(error)) return false
-            printError("Exception in thread \"${thread.name}\": ${runner.render(error)}")
-            return true
-        }
+    private val threadErrors = ThreadErrorReporter { thread, error ->
+        if (!::runner.isInitialized || !runner.hasSnippetFrames(error)) return@ThreadErrorReporter false
+        printError("Exception in thread \"${thread.name}\": ${runner.render(error)}")
+        true
     }
 
     init {
         ProvidedProperties.validate(properties)
         id = ProvidedProperties.register(properties)
-        host?.let(OutputRouting::register)
-        UncaughtErrors.register(threadErrors)
+        if (host != null) OutputRouting.install()
+        UncaughtErrors.install()
         ExitWatch.install()
         ExitWatch.listen(id) { exit, number -> host?.let { tellExit(it, exit, number) } == true }
-        scope = SessionScope(dispatcher, host, display) { error -> reportUncaught(error) }
-        display.opened()
-        symbols.opened()
+        scope = SessionScope(dispatcher, symbols, display, host, (host as? InputHost)?.input, threadErrors) { error ->
+            reportUncaught(error)
+        }
+        scope.context.open()
         thread = startThread()
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         submit {
@@ -231,10 +229,7 @@ public class ScriptSession internal constructor(
      * snippet that overflowed the stack, a fresh thread takes over the tasks and this one ends.
      */
     private fun serve() {
-        OutputRouting.current.set(host)
-        display.bindToCurrentThread()
-        scope.bindToCurrentThread()
-        symbols.bindToCurrentThread()
+        scope.context.bindToCurrentThread()
         while (true) {
             val task = try {
                 tasks.take()
@@ -349,11 +344,8 @@ public class ScriptSession internal constructor(
         }
         scope.cancel()
         tasks.put(STOP)
-        host?.let(OutputRouting::unregister)
-        UncaughtErrors.unregister(threadErrors)
+        scope.context.close()
         ExitWatch.stopListening(id)
-        display.closed()
-        symbols.closed()
         ProvidedProperties.unregister(id)
     }
 

@@ -1,7 +1,7 @@
 package org.kotlinllm.script
 
-import org.kotlinllm.script.internal.routing.OutputTarget
 import org.kotlinllm.script.internal.session.ProcessExit
+import org.kotlinllm.script.runtime.OutputTarget
 
 /**
  * What a host embedding the engine (the `host` package) learns of a session beyond the spec's API: what its code

@@ -6,39 +6,38 @@ import kotlinx.coroutines.CoroutineName
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.SupervisorJob
-import kotlinx.coroutines.asContextElement
 import kotlinx.coroutines.runBlocking
-import org.kotlinllm.script.internal.routing.OutputRouting
-import org.kotlinllm.script.internal.routing.OutputTarget
+import org.kotlinllm.script.runtime.DeclarationListing
 import org.kotlinllm.script.runtime.DisplaySink
-import org.kotlinllm.script.runtime.Displays
+import org.kotlinllm.script.runtime.InputSource
 import org.kotlinllm.script.runtime.Interruption
+import org.kotlinllm.script.runtime.OutputTarget
 import org.kotlinllm.script.runtime.ScriptScope
-import org.kotlinllm.script.runtime.SessionScopes
+import org.kotlinllm.script.runtime.SessionContext
+import org.kotlinllm.script.runtime.ThreadErrorReporter
 import kotlin.coroutines.CoroutineContext
-import kotlin.coroutines.EmptyCoroutineContext
 
 /**
  * The [ScriptScope] of one session: `launch` runs on [dispatcher] under a supervisor job that closing the session
  * cancels; [await] runs on the session's thread under the job of the running snippet, which cancellation cancels.
+ * Both carry the session's [context].
  */
 internal class SessionScope(
     dispatcher: CoroutineDispatcher,
-    output: OutputTarget?,
+    declarations: DeclarationListing,
     display: DisplaySink,
+    output: OutputTarget?,
+    input: InputSource?,
+    threadErrors: ThreadErrorReporter,
     reportUncaught: (Throwable) -> Unit,
 ) : ScriptScope() {
 
-    private val supervisor = SupervisorJob()
-    private val outputElement: CoroutineContext =
-        (
-            output?.let {
-                OutputRouting.current.asContextElement(it)
-            } ?: EmptyCoroutineContext
-            ) + SessionScopes.current.asContextElement(this) +
-            Displays.current.asContextElement(display)
+    /** The session as its code sees it, on the session's thread, the threads it starts and in its coroutines. */
+    val context: SessionContext = SessionContext(this, declarations, display, output, input, threadErrors)
 
-    override val coroutineContext: CoroutineContext = supervisor + dispatcher + outputElement +
+    private val supervisor = SupervisorJob()
+
+    override val coroutineContext: CoroutineContext = supervisor + dispatcher + context.element +
         CoroutineName("kotlin-llm snippet") + CoroutineExceptionHandler { _, error -> reportUncaught(error) }
 
     /** The job of the snippet being evaluated; [await] runs as its child. */
@@ -47,7 +46,7 @@ internal class SessionScope(
 
     override fun <T> await(block: suspend CoroutineScope.() -> T): T {
         val job = snippetJob ?: Job()
-        return runBlocking(outputElement + job + CoroutineName("kotlin-llm await")) { block() }
+        return runBlocking(context.element + job + CoroutineName("kotlin-llm await")) { block() }
     }
 
     /** A snippet's evaluation starts on the session's thread: its [await]s run under a job of their own. */
@@ -71,12 +70,5 @@ internal class SessionScope(
 
     fun cancel() {
         supervisor.cancel()
-        SessionScopes.closed(this)
-    }
-
-    /** Makes this the scope of the calling thread (the session's own). */
-    fun bindToCurrentThread() {
-        SessionScopes.current.set(this)
-        SessionScopes.opened(this)
     }
 }

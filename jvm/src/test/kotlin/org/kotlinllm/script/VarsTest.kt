@@ -94,4 +94,15 @@ class VarsTest {
             session.vars(),
         )
     }
+
+    @Test
+    fun `with one session open, code of no session's thread (a shared pool's worker) finds that one`() =
+        ScriptSession().use { session ->
+            session.run("val shared = 7").assertValue()
+            val listed = session.run(
+                "java.util.concurrent.ForkJoinPool.commonPool().submit<String> { vars().toString() }.get() + \" | \" + " +
+                    "runBlocking(Dispatchers.IO) { vars().toString() }",
+            ).assertValue().value
+            assertEquals("val shared: Int = 7 | val shared: Int = 7", listed)
+        }
 }

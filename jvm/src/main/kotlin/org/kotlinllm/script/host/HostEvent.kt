@@ -1,6 +1,6 @@
 package org.kotlinllm.script.host
 
-import org.kotlinllm.script.internal.routing.OutputTarget
+import org.kotlinllm.script.runtime.OutputTarget
 
 /** What [HostSession.nextEvents] returns, in the order it happened; [snippetNumber] is the snippet it belongs to. */
 public sealed class HostEvent {

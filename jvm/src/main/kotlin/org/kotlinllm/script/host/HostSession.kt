@@ -43,9 +43,9 @@ public class HostSession private constructor(
 
     /**
      * Runs [code] as `snippet$snippetNumber.kts` like `submit(code, snippetNumber)`; when [allowStdin], a read of
-     * `System.in` by its code (its thread, its coroutines, threads it starts while this is the only session) sends an
-     * [InputRequestEvent] and waits for [answerInput]. Otherwise such a read throws
-     * [org.kotlinllm.script.runtime.StdinNotAllowedException] at once, as it does in the 1- and 2-argument forms.
+     * `System.in` by its code (its thread, its coroutines, the threads they start) sends an [InputRequestEvent] and
+     * waits for [answerInput]. Otherwise such a read throws [org.kotlinllm.script.runtime.StdinNotAllowedException]
+     * at once, as it does in the 1- and 2-argument forms.
      */
     public fun submit(code: String, snippetNumber: Int, allowStdin: Boolean): HostExecution {
         // a number that is not new is rejected below and must not change the allowance of the snippet holding it

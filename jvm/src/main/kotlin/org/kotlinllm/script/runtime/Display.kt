@@ -46,17 +46,17 @@ public class MimeTypedResult internal constructor(
 
 /** Shows [value] below the cell now (`display_data`), rendered as a cell value is; [id] lets [UPDATE_DISPLAY] replace it. */
 public fun DISPLAY(value: Any?, id: String? = null) {
-    Displays.ofCaller().display(value, id, update = false)
+    displayOfCaller().display(value, id, update = false)
 }
 
 /** Replaces every output shown with display [id] by [value] (`update_display_data`). */
 public fun UPDATE_DISPLAY(value: Any?, id: String) {
-    Displays.ofCaller().display(value, id, update = true)
+    displayOfCaller().display(value, id, update = true)
 }
 
 /** Clears the cell's output (`clear_output`); with [wait], only once the next output arrives (no flicker). */
 public fun clearOutput(wait: Boolean = false) {
-    Displays.ofCaller().clearOutput(wait)
+    displayOfCaller().clearOutput(wait)
 }
 
 /** HTML; [isolated] asks the client to show it in an iframe of its own. */
@@ -213,7 +213,27 @@ public fun USE(block: RenderingScope.() -> Unit) {
 internal fun registerRenderer(type: Class<*>, renderer: Function1<*, *>) {
     val caller = Throwable().stackTrace.firstOrNull { SNIPPET_FILE.matches(it.fileName.orEmpty()) }
     @Suppress("UNCHECKED_CAST")
-    Displays.ofCaller().register(type, renderer as (Any) -> Any?, caller)
+    displayOfCaller().register(type, renderer as (Any) -> Any?, caller)
 }
 
 private val SNIPPET_FILE = Regex("snippet\\d+\\.kts")
+
+/** The display of the session running the calling code; outside any session, text printed to System.out. */
+private fun displayOfCaller(): DisplaySink = SessionContext.currentOrOnly()?.display ?: PrintedDisplay
+
+/** Outside any session (a thread of none): the text of each display, printed. */
+private object PrintedDisplay : DisplaySink {
+    override fun display(value: Any?, id: String?, update: Boolean) {
+        val text = when (value) {
+            Unit -> return
+            is MimeTypedResult -> value.bundle().plain
+            is Image -> value.bundle().plain
+            else -> value.toString()
+        }
+        println(text)
+    }
+
+    override fun clearOutput(wait: Boolean) = Unit
+
+    override fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?) = Unit
+}

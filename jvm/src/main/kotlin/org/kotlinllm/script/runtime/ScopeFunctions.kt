@@ -21,10 +21,10 @@ import kotlinx.coroutines.launch as launchIn
  */
 
 /** The [ScriptScope] of the session whose code calls this. */
-public val scriptScope: ScriptScope get() = SessionScopes.ofCaller()
+public val scriptScope: ScriptScope get() = scopeOfCaller()
 
 /** Runs the suspending [block] on the session's thread, blocking until it completes: see [ScriptScope.await]. */
-public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScopes.ofCaller().await(block)
+public fun <T> await(block: suspend CoroutineScope.() -> T): T = scopeOfCaller().await(block)
 
 /**
  * Runs a top-level statement of a snippet that calls suspend functions, as [await] does: the engine compiles such a
@@ -33,7 +33,7 @@ public fun <T> await(block: suspend CoroutineScope.() -> T): T = SessionScopes.o
  * call it.
  */
 public fun <T> runSuspending(block: suspend () -> T): T = try {
-    SessionScopes.ofCaller().await { block() }
+    scopeOfCaller().await { block() }
 } catch (e: Exception) {
     // cancelled by an interrupt (which cancels the job and interrupts the thread, whichever it sees first): reported
     // as a cancelled loop is, located at the user's statement
@@ -46,14 +46,21 @@ public fun launch(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> Unit,
-): Job = SessionScopes.ofCaller().launchIn(context, start, block)
+): Job = scopeOfCaller().launchIn(context, start, block)
 
 /** Starts a coroutine computing a value in the session's scope, like `launch`. */
 public fun <T> async(
     context: CoroutineContext = EmptyCoroutineContext,
     start: CoroutineStart = CoroutineStart.DEFAULT,
     block: suspend CoroutineScope.() -> T,
-): Deferred<T> = SessionScopes.ofCaller().asyncIn(context, start, block)
+): Deferred<T> = scopeOfCaller().asyncIn(context, start, block)
 
 /** The coroutine context of the session's scope. */
-public val coroutineContext: CoroutineContext get() = SessionScopes.ofCaller().coroutineContext
+public val coroutineContext: CoroutineContext get() = scopeOfCaller().coroutineContext
+
+/** The scope of the session running the calling code: its snippets, the threads they start, its coroutines. */
+private fun scopeOfCaller(): ScriptScope = SessionContext.currentOrOnly()?.scope
+    ?: throw IllegalStateException(
+        "await, launch and async need the ScriptScope of a session: call them from a snippet, its coroutines, " +
+            "or pass them scriptScope",
+    )

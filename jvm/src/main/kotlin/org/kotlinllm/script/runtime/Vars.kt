@@ -19,12 +19,9 @@ public class SessionVars internal constructor(public val lines: List<String>) {
  * above the calling line), with their declared types as the compiler resolved them, and the current value of each
  * property (the first line of its text, cut); the `:vars` of Kotlin notebooks. Outside a session it lists nothing.
  */
-public fun vars(): SessionVars = SessionVars(SessionDeclarations.ofCallerOrNull()?.listing().orEmpty())
+public fun vars(): SessionVars = SessionVars(SessionContext.currentOrOnly()?.declarations?.listing().orEmpty())
 
 /** What [vars] reads: the declarations of one session (the engine's SessionSymbols). */
 internal fun interface DeclarationListing {
     fun listing(): List<String>
 }
-
-/** Which session [vars] lists: the one running the calling code, found as SessionScopes does. */
-internal object SessionDeclarations : SessionLocal<DeclarationListing>()

@@ -1,6 +1,8 @@
 package org.kotlinllm.script.internal.routing
 
+import org.kotlinllm.script.runtime.InputSource
 import org.kotlinllm.script.runtime.PasswordInput
+import org.kotlinllm.script.runtime.SessionContext
 import org.kotlinllm.script.runtime.StdinNotAllowedException
 import java.io.InputStream
 import java.nio.charset.Charset
@@ -27,7 +29,7 @@ internal class SessionInput(
     /** Leaves the time a read waits for its answer out of the snippet's run time. */
     private val clock: RunClock = RunClock(),
     private val request: (snippetNumber: Int, requestId: Long, prompt: String, password: Boolean) -> Unit,
-) {
+) : InputSource {
     private class Pending(val snippetNumber: Int, val answer: CompletableFuture<String?> = CompletableFuture())
 
     private val ids = AtomicLong()
@@ -81,7 +83,7 @@ internal class SessionInput(
      * Throws [StdinNotAllowedException] when it cannot be answered, [InterruptedException] when the thread is
      * interrupted (the snippet cancelled) while it waits; either withdraws the request.
      */
-    fun readLine(prompt: String, password: Boolean): String? {
+    override fun readLine(prompt: String, password: Boolean): String? {
         val id = ids.incrementAndGet()
         val waiting = synchronized(state) {
             if (closed) throw StdinNotAllowedException(CLOSED)
@@ -110,7 +112,7 @@ internal class SessionInput(
     }
 
     /** Serves the rest of the last line, or asks for the next; -1 at the end of input. */
-    fun read(bytes: ByteArray, offset: Int, length: Int): Int {
+    override fun read(bytes: ByteArray, offset: Int, length: Int): Int {
         bufferLock.lockInterruptibly()
         try {
             if (position >= line.size) {
@@ -128,7 +130,7 @@ internal class SessionInput(
     }
 
     /** The bytes that can be read without asking the host: the rest of the last line. */
-    fun available(): Int = if (bufferLock.tryLock()) {
+    override fun available(): Int = if (bufferLock.tryLock()) {
         try {
             line.size - position
         } finally {
@@ -152,10 +154,11 @@ internal class SessionInput(
 }
 
 /**
- * Routes `System.in` to the session whose code reads, as [OutputRouting] routes `System.out`: the session's thread
- * and its coroutines read from their own session, other threads from the only session when there is exactly one.
- * Installed once, before the first snippet of any host session, since a `Scanner` or `BufferedReader` keeps the
- * stream it was given; while no host session captures output, reads go to the process's own `System.in`.
+ * Routes `System.in` to the session whose code reads, as [OutputRouting] routes `System.out`: the session's thread,
+ * the threads its code starts and its coroutines read from their own session, other threads from the only capturing
+ * session when there is exactly one. Installed once, before the first snippet of any host session, since a `Scanner`
+ * or `BufferedReader` keeps the stream it was given; while no host session captures output, and for a session on the
+ * process's streams, reads go to the process's own `System.in`.
  */
 internal object InputRouting {
 
@@ -170,14 +173,14 @@ internal object InputRouting {
         installed = true
     }
 
-    /** The input of the session whose code runs on this thread; null when no host session captures output. */
-    private fun sessionInput(): SessionInput? {
-        if (!OutputRouting.anyCapturing) return null
-        return (OutputRouting.sessionOfThisThread() as? InputHost)?.input
-            ?: throw StdinNotAllowedException(SessionInput.NO_SESSION)
+    /** The input of the session whose code runs on this thread; null for the process's own `System.in`. */
+    private fun sessionInput(): InputSource? {
+        if (!SessionContext.anyCapturing) return null
+        val context = SessionContext.currentOrSole() ?: throw StdinNotAllowedException(SessionInput.NO_SESSION)
+        return context.input
     }
 
-    /** A password for `readPassword`: from the host of the session, else (no host session) from the console. */
+    /** A password for `readPassword`: from the host of the session, else (no host session's code) from the console. */
     private fun readPassword(prompt: String): String? {
         val input = sessionInput() ?: return PasswordInput.fromConsole(prompt)
         return input.readLine(prompt, password = true)
@@ -198,8 +201,9 @@ internal object InputRouting {
         }
 
         override fun available(): Int {
-            if (!OutputRouting.anyCapturing) return fallback.available()
-            return (OutputRouting.sessionOfThisThread() as? InputHost)?.input?.available() ?: 0
+            if (!SessionContext.anyCapturing) return fallback.available()
+            val context = SessionContext.currentOrSole() ?: return 0
+            return context.input?.available() ?: fallback.available()
         }
     }
 }

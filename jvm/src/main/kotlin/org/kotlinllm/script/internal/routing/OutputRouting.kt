@@ -1,85 +1,55 @@
 package org.kotlinllm.script.internal.routing
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.runtime.OutputTarget
+import org.kotlinllm.script.runtime.SessionContext
 import java.io.OutputStream
 import java.io.PrintStream
 import java.nio.ByteBuffer
 import java.nio.CharBuffer
 import java.nio.charset.CharsetDecoder
 import java.nio.charset.CodingErrorAction
-import java.util.concurrent.CopyOnWriteArrayList
 
 private val logger = KotlinLogging.logger {}
 
-/** Where the text a session's code prints goes. */
-internal interface OutputTarget {
-    /** Called with [STDOUT] or [STDERR] and text decoded so far, in the order it was printed. */
-    fun write(stream: String, text: String)
-
-    companion object {
-        const val STDOUT: String = "stdout"
-        const val STDERR: String = "stderr"
-    }
-}
-
 /**
- * Routes `System.out` and `System.err` to the session whose code is printing: the session's thread and its
- * coroutines carry the target in [current]; threads that carry none (e.g. ones a snippet started) print to the only
- * capturing session when there is exactly one, else to the process's own streams.
+ * Routes `System.out` and `System.err` to the session whose code is printing, the one [SessionContext.currentOrSole]
+ * finds: the session's thread, the threads its code starts and its coroutines carry their session; other threads
+ * print to the only capturing session when there is exactly one, else to the process's own streams.
  */
 internal object OutputRouting {
 
-    val current: ThreadLocal<OutputTarget?> = ThreadLocal()
-    private val capturing = CopyOnWriteArrayList<OutputTarget>()
+    /** Set while the compiler runs on this thread: not a session's code, so not the session's output. */
+    private val compiling = ThreadLocal<Boolean>()
 
     @Volatile
     private var installed = false
 
     /** Output of the compiler on a session's thread (it prints some internal failures): to the log, never to users. */
-    val compilerLog: OutputTarget = object : OutputTarget {
+    private val compilerLog: OutputTarget = object : OutputTarget {
         override fun write(stream: String, text: String) {
             logger.debug { "the compiler printed to $stream: ${text.trimEnd()}" }
         }
     }
 
-    fun register(target: OutputTarget) {
-        install()
-        capturing += target
-    }
-
-    /** Runs [block] with what this thread prints going to [compilerLog]. */
+    /** Runs [block] with what this thread prints going to the log. */
     fun <T> toCompilerLog(block: () -> T): T {
         install()
-        val previous = current.get()
-        current.set(compilerLog)
+        val previous = compiling.get()
+        compiling.set(true)
         try {
             return block()
         } finally {
-            current.set(previous)
+            compiling.set(previous)
         }
     }
 
-    fun unregister(target: OutputTarget) {
-        capturing -= target
-    }
+    private fun targetOfThisThread(): OutputTarget? =
+        if (compiling.get() == true) compilerLog else SessionContext.currentOrSole()?.output
 
-    private fun targetOfThisThread(): OutputTarget? {
-        val own = current.get()
-        if (own === compilerLog || (own != null && own in capturing)) return own
-        return capturing.singleOrNull()
-    }
-
-    /**
-     * For InputRouting, which reads System.in from the session this thread prints to: the session whose code runs
-     * on this thread (the target of its output), null for none.
-     */
-    fun sessionOfThisThread(): OutputTarget? = targetOfThisThread().takeIf { it !== compilerLog }
-
-    /** Whether any session captures its code's output. */
-    val anyCapturing: Boolean get() = capturing.isNotEmpty()
-
+    /** Replaces `System.out` and `System.err` by the routing streams, once: before a session captures its output. */
     @Synchronized
-    private fun install() {
+    fun install() {
         if (installed) return
         // an SLF4J provider that keeps the streams it found (slf4j-simple's cacheOutputStream) must find the real ones
         org.slf4j.LoggerFactory.getILoggerFactory()

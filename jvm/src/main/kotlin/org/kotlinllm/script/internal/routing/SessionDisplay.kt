@@ -2,7 +2,6 @@ package org.kotlinllm.script.internal.routing
 
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.DisplaySink
-import org.kotlinllm.script.runtime.Displays
 import org.kotlinllm.script.runtime.Image
 import org.kotlinllm.script.runtime.MimeBundle
 import org.kotlinllm.script.runtime.MimeTypedResult
@@ -52,14 +51,6 @@ internal class SessionDisplay(
     override fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?) {
         renderers.add(0, Renderer(type, renderer, caller?.let(locate) ?: "a snippet"))
     }
-
-    /** The session is open: threads that carry no session (ones a snippet started) reach it while it is the only one. */
-    fun opened() = Displays.opened(this)
-
-    /** This thread (the session's) displays through this display. */
-    fun bindToCurrentThread() = Displays.current.set(this)
-
-    fun closed() = Displays.closed(this)
 
     /** The bundle of a snippet's [value], when it has one (not for Unit); null when rendering it threw. */
     fun valueBundle(value: Any?): MimeBundle? {

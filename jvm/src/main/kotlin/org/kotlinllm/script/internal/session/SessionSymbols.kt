@@ -4,7 +4,6 @@ import org.kotlinllm.script.internal.compiler.DeclaredTypes
 import org.kotlinllm.script.internal.compiler.source.DeclaredName
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 import org.kotlinllm.script.runtime.DeclarationListing
-import org.kotlinllm.script.runtime.SessionDeclarations
 import java.lang.reflect.Modifier
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
@@ -97,19 +96,6 @@ internal class SessionSymbols : DeclarationListing {
             return listOf(signature)
         }
         return listOf("$signature = ${ValuePreview.of(value)}")
-    }
-
-    /** `vars()` of code on the calling thread lists this session. */
-    fun bindToCurrentThread() {
-        SessionDeclarations.current.set(this)
-    }
-
-    fun opened() {
-        SessionDeclarations.opened(this)
-    }
-
-    fun closed() {
-        SessionDeclarations.closed(this)
     }
 
     /** The properties declared so far with their current values (those that can be read), for the advice under an OutOfMemoryError. */
