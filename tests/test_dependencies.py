@@ -81,3 +81,21 @@ def test_a_multiplatform_library_by_its_plain_coordinates_loads_its_jvm_variant(
     assert cell.status == "ok", cell.error
     assert cell.result == "jvm time"
     assert cell.kotlin_llm["resolved_versions"] == {"com.example:clock": "2.0"}
+
+
+def test_a_jar_cut_short_in_the_local_repository_is_fetched_again(
+    repository: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    local = tmp_path_factory.mktemp("broken-local-repo")
+    jar = local / "com/example/greeter/1.0/greeter-1.0.jar"
+    jar.parent.mkdir(parents=True)
+    jar.write_bytes(b"PK\x03\x04 cut short")
+    arguments = [f"--KotlinKernel.local_repository={local}", f"--KotlinKernel.repositories={json.dumps([repository])}"]
+    with running_kernel(extra_arguments=arguments) as (_, kc):
+        cell = execute(kc, '@file:DependsOn("com.example:greeter:1.0")\ncom.example.greeter.Greeter.version()')
+    assert cell.status == "ok", cell.error
+    assert cell.result == "1.0"
+    assert (
+        f"warning: Fetched 'com.example:greeter:1.0' again: its copy in the local repository {local} was broken"
+        in cell.stderr + cell.stdout
+    )

@@ -155,6 +155,11 @@ internal class SessionDependencies(
                     BackendResult.Failure(FailureKind.TIMEOUT, coordinates.toString(), listOf(last ?: repositories.first()), "no answer")
                 },
             )
+            val repaired = when (result) {
+                is BackendResult.Artifacts -> result.repaired
+                is BackendResult.Failure -> result.repaired
+            }
+            for (copy in repaired) warnings += warning(Messages.repairedCopy(copy, settings.localRepository.toString()), range)
             return when (result) {
                 is BackendResult.Artifacts -> result.artifacts
                 is BackendResult.Failure -> emptyList<ResolvedArtifact>().also { errors += failureDiagnostic(coordinates, range, result) }

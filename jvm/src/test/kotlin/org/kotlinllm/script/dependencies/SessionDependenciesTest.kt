@@ -310,4 +310,67 @@ class SessionDependenciesTest {
             result.warnings.map { it.message },
         )
     }
+
+    @Test
+    fun `a jar cut short in the local repository is fetched again, and the warning says so`() {
+        session(repo1).resolved("@file:DependsOn(\"com.example:greeter:1.1\")")
+        val jar = localRepository.resolve("com/example/greeter/1.1/greeter-1.1.jar")
+        jar.toFile().writeBytes(jar.toFile().readBytes().copyOf(40))
+        val again = session(repo1).resolved("@file:DependsOn(\"com.example:greeter:1.1\")")
+        assertEquals(listOf("greeter-1.1.jar"), again.names())
+        java.util.zip.ZipFile(jar.toFile()).use { assertTrue(it.getEntry("com/example/greeter/Greeter.class") != null) }
+        assertEquals(
+            listOf(
+                warning(
+                    "Fetched 'com.example:greeter:1.1' again: its copy in the local repository $localRepository was broken " +
+                        "(a jar that does not open or a POM that does not parse, e.g. a download cut short)",
+                    1,
+                    1,
+                    43,
+                ),
+            ),
+            again.warnings,
+        )
+    }
+
+    @Test
+    fun `a POM that does not parse in the local repository is fetched again`() {
+        session(repo1).resolved("@file:DependsOn(\"com.example:app:1.0\")")
+        localRepository.resolve("com/example/app/1.0/app-1.0.pom").toFile().writeText("<project><dependencies><depend")
+        val again = session(repo1).resolved("@file:DependsOn(\"com.example:app:1.0\")")
+        assertEquals(listOf("app-1.0.jar", "greeter-1.1.jar", "util-1.0.jar"), again.names())
+        assertEquals(
+            listOf(
+                "Fetched 'com.example:app:1.0' again: its copy in the local repository $localRepository was broken " +
+                    "(a jar that does not open or a POM that does not parse, e.g. a download cut short)",
+            ),
+            again.warnings.map { it.message },
+        )
+    }
+
+    @Test
+    fun `an artifact that was missing resolves once the repository has it, in the session and in a new one`(
+        @TempDir served: Path,
+    ) {
+        val mutable = RepositoryServer(served).also { opened += it }
+        val url = mutable.url("repo/")
+        val session = session(url)
+        val missing = session.failed("@file:DependsOn(\"com.example:later:1.0\")")
+        assertEquals(listOf("Cannot resolve 'com.example:later:1.0': not found in $url"), missing.map { it.message })
+        // the failure as Maven (mvn) caches it beside where the POM and jar would be, which it then trusts for a day
+        val key = url.replace(":", "\\:")
+        for (file in listOf("later-1.0.pom", "later-1.0.jar")) {
+            localRepository.resolve("com/example/later/1.0/$file.lastUpdated").toFile().apply { parentFile.mkdirs() }.writeText(
+                "$key.error=Could not find artifact\n$key.lastUpdated=${System.currentTimeMillis()}\n",
+            )
+        }
+        TestRepository(served.resolve("repo")).artifact(
+            "com.example",
+            "later",
+            "1.0",
+            mapOf("com.example.later.Later" to "package com.example.later; public class Later {}"),
+        )
+        assertEquals(listOf("later-1.0.jar"), session.resolved("@file:DependsOn(\"com.example:later:1.0\")").names())
+        assertEquals(listOf("later-1.0.jar"), session(url).resolved("@file:DependsOn(\"com.example:later:1.0\")").names())
+    }
 }

@@ -43,13 +43,35 @@ internal class AetherBackend(private val settings: BackendSettings) : MavenBacke
     override fun resolve(coordinates: String, repositories: List<RepositorySpec>, onTransfer: (String, Boolean) -> Unit): BackendResult {
         val (result, took) = measureTimedValue {
             newSession(onTransfer).use { session ->
+                val copies = LocalCopies(settings.localRepository)
                 try {
                     // the mirrors, proxies and credentials of the Maven settings, as Maven applies them
                     val remotes = system.newResolutionRepositories(session, repositories.map(::remoteRepository))
-                    val artifacts = VariantResolution(system, session, remotes, DefaultArtifact(coordinates)).resolve()
-                    BackendResult.Artifacts(artifacts.mapNotNull(::resolvedArtifact))
+                    val root = DefaultArtifact(coordinates)
+                    // a broken local copy is deleted and the resolution runs again (each copy once), fetching it anew
+                    var artifacts: List<Artifact>
+                    while (true) {
+                        artifacts = try {
+                            VariantResolution(system, session, remotes, root).resolve()
+                        } catch (e: RepositoryException) {
+                            if (copies.discardUnreadablePom(e)) continue
+                            throw e
+                        }
+                        if (!copies.discardBrokenJars(artifacts)) break
+                    }
+                    val broken = copies.stillBroken(artifacts)
+                    if (broken != null) {
+                        BackendResult.Failure(
+                            FailureKind.OTHER,
+                            broken,
+                            emptyList(),
+                            "its jar is not a readable zip file, even as fetched again",
+                        )
+                    } else {
+                        BackendResult.Artifacts(artifacts.mapNotNull(::resolvedArtifact), copies.repaired.toList())
+                    }
                 } catch (e: RepositoryException) {
-                    FailureAnalysis.analyse(e, coordinates)
+                    FailureAnalysis.analyse(e, coordinates).copy(repaired = copies.repaired.toList())
                 } catch (e: IllegalArgumentException) {
                     BackendResult.Failure(FailureKind.OTHER, coordinates, emptyList(), FailureAnalysis.oneLine(e))
                 }

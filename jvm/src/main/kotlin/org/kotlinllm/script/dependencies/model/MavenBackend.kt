@@ -57,8 +57,11 @@ internal data class ResolvedArtifact(
 internal enum class FailureKind { NOT_FOUND, UNREACHABLE, TIMEOUT, DENIED, OTHER }
 
 internal sealed interface BackendResult {
-    /** The root first, then its dependencies. */
-    data class Artifacts(val artifacts: List<ResolvedArtifact>) : BackendResult
+    /**
+     * The root first, then its dependencies. [repaired]: `group:artifact:version` of each broken copy in the local
+     * repository that was deleted and fetched again.
+     */
+    data class Artifacts(val artifacts: List<ResolvedArtifact>, val repaired: List<String> = emptyList()) : BackendResult
 
     /**
      * @property artifact `group:artifact:version` of the artifact that failed (the root or a dependency).
@@ -66,6 +69,7 @@ internal sealed interface BackendResult {
      * @property cause one line, e.g. `Connection refused`.
      * @property repositoryId the id of the repository (or mirror) that failed, when known.
      * @property status the HTTP status of a [FailureKind.DENIED] failure.
+     * @property repaired as in [Artifacts]: the broken local copies deleted before it failed.
      */
     data class Failure(
         val kind: FailureKind,
@@ -74,5 +78,6 @@ internal sealed interface BackendResult {
         val cause: String,
         val repositoryId: String? = null,
         val status: Int? = null,
+        val repaired: List<String> = emptyList(),
     ) : BackendResult
 }

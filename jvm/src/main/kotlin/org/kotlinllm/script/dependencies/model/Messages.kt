@@ -68,6 +68,10 @@ internal object Messages {
     fun alreadyLoaded(artifact: ResolvedArtifact, loadedVersion: String): String =
         "Left out '${artifact.coordinates}': this session already loaded version '$loadedVersion', which is used instead"
 
+    fun repairedCopy(coordinates: String, localRepository: String): String =
+        "Fetched '$coordinates' again: its copy in the local repository $localRepository was broken " +
+            "(a jar that does not open or a POM that does not parse, e.g. a download cut short)"
+
     /** A dependency needs a newer version than the one that wins ([whose]: the host's, or this session's). */
     fun olderVersionWins(artifact: ResolvedArtifact, whose: String, version: String): String =
         "Version conflict: '${artifact.coordinates}' is needed, but $whose version '$version' is used instead: " +
