@@ -136,7 +136,7 @@ internal class SnippetRunner(
                 DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
             is Compilation.Failed -> compilationError(
-                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, parsed, fileName)),
+                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, fileName)),
             )
             is Compilation.Compiled -> {
                 if (!beforeEvaluation()) {
@@ -213,14 +213,13 @@ internal class SnippetRunner(
         versionNotes: List<Diagnostic>,
     ): SnippetRun {
         sources.add(fileName, parsed.source, compiled.classFiles)
-        val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, parsed, fileName))
+        val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
             .filter { it.severity == Severity.WARNING }
             .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
         val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
         if (evaluation !is Evaluation.Broken) {
-            limitations.declared(parsed)
             val snippetClass = compilerHost.lastEvaluatedClass()
             symbols.declared(parsed, snippetClass)
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
@@ -247,8 +246,8 @@ internal class SnippetRunner(
         }
     }
 
-    /** The compiler's diagnostics of this snippet as ours: located, snippet classes named as declared, with hints. */
-    private fun diagnostics(reports: List<ScriptDiagnostic>, parsed: ParsedSnippet, fileName: String): List<Diagnostic> =
+    /** The compiler's diagnostics of this snippet as ours: located, snippet classes named as declared. */
+    private fun diagnostics(reports: List<ScriptDiagnostic>, fileName: String): List<Diagnostic> =
         reports.asSequence()
             .filter { it.severity >= ScriptDiagnostic.Severity.WARNING }
             .filter { it.sourcePath == null || it.sourcePath == fileName || it.location != null }
@@ -260,7 +259,7 @@ internal class SnippetRunner(
                 }
                 val severity = if (report.severity == ScriptDiagnostic.Severity.WARNING) Severity.WARNING else Severity.ERROR
                 val message = SnippetNames.clean(report.message)
-                Diagnostic(severity, message, range, limitations.compileHint(message, range, parsed))
+                Diagnostic(severity, message, range)
             }
             .distinct()
             .sortedWith(compareBy({ it.range?.startLine ?: Int.MAX_VALUE }, { it.range?.startColumn ?: Int.MAX_VALUE }))

@@ -41,4 +41,28 @@ class KnownLimitationsTest {
         assertEquals(true, run("context().isActive && start().let { true }").assertValue().value)
         assertEquals(7, run("fun inSameSnippet(): Int = await { 7 }\ninSameSnippet()").assertValue().value)
     }
+
+    @Test
+    fun `a const val of an earlier snippet gets the hint to declare it again without const`() {
+        // KT-77816, still on 2.4.21: top-level and companion constants alike (an object's: DiagnosticsTest)
+        val cases = listOf(
+            "const val LIMIT_K = 3" to ("LIMIT_K + 1" to "LIMIT_K(Snippet%d)"),
+            "class WithLimit { companion object { const val CAP = 5 } }" to ("WithLimit.CAP" to "CAP(WithLimit.Companion)"),
+        )
+        for ((declaration, use) in cases) {
+            val (code, function) = use
+            run(declaration).assertValue()
+            val declaredIn = session.lastSnippetNumber
+            val name = function.substringBefore('(')
+            val column = code.indexOf(name) + 1
+            assertEquals(
+                "snippet${declaredIn + 1}.kts:1:$column: error: The Kotlin compiler failed internally " +
+                    "(InterpreterMethodNotFoundError: Unknown function: ${function.format(declaredIn)})\n" +
+                    "  | ${code.replace(name, "<error>$name</error>")}\n" +
+                    "hint: a known bug of the K2 REPL compiler: the const val '$name' of an earlier snippet cannot be used here; " +
+                    "declare it again without 'const'",
+                run(code).assertError(ExecutionPhase.COMPILATION).message,
+            )
+        }
+    }
 }

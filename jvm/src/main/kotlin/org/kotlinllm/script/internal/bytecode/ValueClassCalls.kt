@@ -24,6 +24,7 @@ import org.jetbrains.org.objectweb.asm.Type
  * too, calling the mangled. Calls whose method exists are never changed, nor calls of classes the session did not
  * compile.
  */
+// No public KT issue found: on 2.4.21 a snippet declares `getT()`, a later one calls `getT-UwyO8pc()` (NoSuchMethodError).
 internal class ValueClassCalls {
 
     private class KnownClass(

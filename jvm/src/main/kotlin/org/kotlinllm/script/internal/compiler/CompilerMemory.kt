@@ -1,6 +1,5 @@
 package org.kotlinllm.script.internal.compiler
 
-import io.github.oshai.kotlinlogging.KotlinLogging
 import org.jetbrains.kotlin.cli.jvm.compiler.KotlinCliJavaFileManagerImpl
 import org.jetbrains.kotlin.cli.jvm.index.JvmDependenciesDynamicCompoundIndex
 import org.jetbrains.kotlin.cli.jvm.index.JvmDependenciesIndexBase
@@ -35,6 +34,7 @@ import org.jetbrains.kotlin.fir.java.JavaSymbolProvider
 import org.jetbrains.kotlin.fir.java.enhancement.FirEnhancedSymbolsStorage
 import org.jetbrains.kotlin.fir.moduleVisibilityChecker
 import org.jetbrains.kotlin.fir.resolve.providers.DEPENDENCIES_SYMBOL_PROVIDER_QUALIFIED_KEY
+import org.jetbrains.kotlin.fir.resolve.providers.FirCachedSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.FirSymbolNamesProvider
 import org.jetbrains.kotlin.fir.resolve.providers.dependenciesSymbolProvider
 import org.jetbrains.kotlin.fir.resolve.providers.impl.FirCachingCompositeSymbolProvider
@@ -55,12 +55,12 @@ import org.jetbrains.kotlin.it.unimi.dsi.fastutil.objects.Object2ObjectOpenHashM
 import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedCompilationConfigurationsCache
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
-import java.lang.reflect.Field
-import java.lang.reflect.Modifier
+import org.jetbrains.kotlin.scripting.definitions.ScriptConfigurationsProvider
+import org.kotlinllm.script.internal.compiler.K2Internals.Lookup
+import org.kotlinllm.script.internal.compiler.K2Internals.Step
+import java.util.concurrent.locks.Lock
 import kotlin.reflect.KClass
 import kotlin.script.experimental.host.ScriptingHostConfiguration
-
-private val logger = KotlinLogging.logger {}
 
 /**
  * Bounds what the K2 REPL keeps of each snippet: the whole compiler session of every snippet, reachable from the
@@ -83,18 +83,16 @@ private val logger = KotlinLogging.logger {}
  *   kept sessions' caches of names by package are emptied after every snippet ([keptNames]), and the classpath
  *   index's lookups of packages with every full sweep ([forgetPackageLookups]).
  *
- * The module list and the caches are internal to the compiler and reached by reflection; if they cannot be, nothing
- * is freed and everything works as before.
+ * The module list and the caches are internal to the compiler and reached through [K2Internals], which records each
+ * step done; what it cannot reach is not freed, and everything works as before.
+ *
+ * The K2 REPL keeping every snippet's compiler session, its caches and its module's list of every earlier module is
+ * its design (no public KT issue found), not a crash: the memory grows with the session, and its compilations slow.
  */
 internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
-    private val modules: MutableList<FirModuleData>? = internal("the snippet modules") {
-        val provider = K2ReplCompilationState::class.java.methods
-            .first { it.name.startsWith("getModuleDataProvider") && it.parameterCount == 0 }
-            .invoke(state) as ReplModuleDataProvider
-        @Suppress("UNCHECKED_CAST")
-        provider.moduleDataHistory as MutableList<FirModuleData>
-    }
+    private val modules: MutableList<FirModuleData>? =
+        K2Internals.call<ReplModuleDataProvider>(Lookup.MODULE_DATA_PROVIDER, state)?.moduleDataHistory
 
     /** The one provider of the kept snippets' declarations (see [SnippetSymbolIndex]). */
     private var index: SnippetSymbolIndex? = null
@@ -109,15 +107,10 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     /** What a kept snippet's session checks: nothing, as no later compilation checks its code. */
     private val noCheckers = CheckersComponent()
 
-    /** Reflection is done once per class: [trimKept] walks kept snippets' sessions after each snippet. */
-    private val fieldsByClass = HashMap<Class<*>, List<Field>>()
-
     /** The shared cache of enhanced Java members, by owner class (its entries are made as classes are enhanced). */
-    private val enhancedByOwner: Map<*, *>? = internal("the enhanced Java members") {
-        val context = K2ReplCompilationState::class.java.methods
-            .first { it.name.startsWith("getSessionFactoryContext") && it.parameterCount == 0 }
-            .invoke(state) as FirJvmSessionFactory.Context
-        context.predefinedJavaComponents.enhancementStorage.cacheByOwner.backingMap()
+    private val enhancedByOwner: Map<*, *>? = K2Internals.attempt(Step.FORGET_ENHANCED_MEMBERS) {
+        K2Internals.call<FirJvmSessionFactory.Context>(Lookup.SESSION_FACTORY_CONTEXT, state)
+            ?.let { K2Internals.cacheEntries(it.predefinedJavaComponents.enhancementStorage.cacheByOwner) }
     }
 
     /**
@@ -126,24 +119,23 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
      * holds the snippet's source file with its document (a few kB), declaring or not.
      */
     private val configurations: List<MutableMap<*, *>> = listOfNotNull(
-        internal("the script configurations") {
-            val provider = internalOfState("getScriptConfigurationsProvider")
-            provider?.instanceFields()?.firstOrNull { it.name == "cache" }?.get(provider) as? MutableMap<*, *>
-        },
-        internal("the refined script configurations") {
-            val host = internalOfState("getHostConfiguration") as? ScriptingHostConfiguration
-            val cache = host?.get(ScriptingHostConfiguration.scriptRefinedCompilationConfigurationsCache)
-            cache?.instanceFields()?.firstOrNull { it.name == "refinedCache" }?.get(cache) as? MutableMap<*, *>
-        },
+        K2Internals.call<ScriptConfigurationsProvider>(Lookup.SCRIPT_CONFIGURATIONS_PROVIDER, state)
+            ?.let { K2Internals.read<MutableMap<*, *>>(Lookup.CONFIGURATIONS_CACHE, it) },
+        K2Internals.call<ScriptingHostConfiguration>(Lookup.HOST_CONFIGURATION, state)
+            ?.get(ScriptingHostConfiguration.scriptRefinedCompilationConfigurationsCache)
+            ?.let { K2Internals.read<MutableMap<*, *>>(Lookup.REFINED_CACHE, it) },
     )
 
     /** Forgets the refined configurations of the snippets compiled so far (see [configurations]). */
     fun forgetConfigurations() {
-        internal("the script configurations") { configurations.forEach { it.clear() } }
+        K2Internals.attempt(Step.FORGET_CONFIGURATIONS) {
+            for (cache in configurations) {
+                if (cache.isEmpty()) continue
+                cache.clear()
+                K2Internals.done(Step.FORGET_CONFIGURATIONS)
+            }
+        }
     }
-
-    private fun internalOfState(getter: String): Any? =
-        K2ReplCompilationState::class.java.methods.first { it.name.startsWith(getter) && it.parameterCount == 0 }.invoke(state)
 
     /**
      * Indexes the snippets kept since the last call ([SnippetSymbolIndex]) and makes each a leaf ([makeLeaf]).
@@ -157,28 +149,31 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val modules = modules ?: return
         val snippetModules = modules.filter { it.name.asString().startsWith(SNIPPET_MODULE_PREFIX) }
         val fresh = snippetModules.filter { known.add(it) }
-        internal("the snippet sessions' symbol providers") { index = SnippetSymbolIndex.update(index, fresh) }
-        internal("the snippet modules' dependencies") { fresh.forEach { it.makeLeaf() } }
-        internal("the components of the snippet sessions") { fresh.forEach { it.shareComponents() } }
-        internal("the names of the snippet sessions' providers") {
+        K2Internals.attempt(Step.INDEX_KEPT) {
+            index = SnippetSymbolIndex.update(index, fresh)
+            if (fresh.isNotEmpty()) K2Internals.done(Step.INDEX_KEPT)
+        }
+        K2Internals.attempt(Step.MAKE_LEAF) { fresh.forEach { it.makeLeaf() } }
+        K2Internals.attempt(Step.SHARE_COMPONENTS) { fresh.forEach { it.shareComponents() } }
+        K2Internals.attempt(Step.EMPTY_NAME_CACHES) {
             fresh.mapNotNullTo(keptNames) { (it.session.symbolProvider as? FirCachingCompositeSymbolProvider)?.symbolNamesProvider }
             keptNames.forEach { it.emptyFilledLazyCaches() }
         }
         val sweep = ++trims % FULL_SWEEP_EVERY == 0
-        internal("the caches of the snippet sessions") {
+        K2Internals.attempt(Step.CLEAR_CACHES) {
             for (module in if (sweep) snippetModules else fresh) {
                 module.session.register(CheckersComponent::class, noCheckers)
                 for (component in module.session) {
-                    if (component.javaClass in COMPILATION_CACHES) component.clearCaches()
+                    if (component.javaClass in COMPILATION_CACHES && component.clearCaches()) K2Internals.done(Step.CLEAR_CACHES)
                     // a snippet has no Java sources: its Java provider only remembers the packages it was asked for
-                    if (component is JavaSymbolProvider) component.javaFacade()?.clearCaches()
+                    if (component is JavaSymbolProvider) component.clearJavaFacade()
                     if (component is FirCachingCompositeSymbolProvider) component.symbolNamesProvider.shareCallablePackageNames()
                 }
             }
         }
         val kept = snippetModules.toHashSet()
         forgetEnhancedMembers { it in kept }
-        if (sweep) internal("the classpath's package index") { forgetPackageLookups() }
+        if (sweep) K2Internals.attempt(Step.FORGET_PACKAGE_LOOKUPS) { forgetPackageLookups() }
     }
 
     /**
@@ -189,23 +184,25 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
      */
     private fun forgetPackageLookups() {
         val manager = project.getService(JavaFileManager::class.java) as? KotlinCliJavaFileManagerImpl ?: return
-        val compound =
-            manager.instanceFields().firstOrNull { it.name == "index" }?.get(manager) as? JvmDependenciesDynamicCompoundIndex ?: return
-        val indices = compound.instanceFields().firstOrNull { it.name == "indices" }?.get(compound) as? List<*> ?: return
+        val compound = K2Internals.read<JvmDependenciesDynamicCompoundIndex>(Lookup.CLASSPATH_INDEX, manager) ?: return
+        val indices = K2Internals.read<List<*>>(Lookup.INDICES, compound) ?: return
         for (index in indices.filterIsInstance<JvmDependenciesIndexBase>()) {
-            val fields = index.instanceFields()
-            val lock = fields.firstOrNull { it.name == "lock" }?.get(index) as? java.util.concurrent.locks.Lock ?: continue
+            val lock = K2Internals.read<Lock>(Lookup.INDEX_LOCK, index) ?: continue
             lock.lock()
             try {
-                val byRoot = (fields.firstOrNull { it.name == PACKAGE_CACHE }?.get(index) as? Lazy<*>)?.takeIf { it.isInitialized() }
+                val byRoot = K2Internals.read<Lazy<*>>(Lookup.PACKAGE_CACHE, index)?.takeIf { it.isInitialized() }
                 @Suppress("UNCHECKED_CAST")
                 (byRoot?.value as? Array<Any?>)?.let { maps ->
                     // a new map each: a cleared one keeps its arrays
-                    for (i in maps.indices) if (maps[i] is Object2ObjectOpenHashMap<*, *>) maps[i] = Object2ObjectOpenHashMap<Any, Any>()
+                    for (i in maps.indices) {
+                        val map = maps[i] as? Object2ObjectOpenHashMap<*, *> ?: continue
+                        if (map.isNotEmpty()) K2Internals.done(Step.FORGET_PACKAGE_LOOKUPS)
+                        maps[i] = Object2ObjectOpenHashMap<Any, Any>()
+                    }
                 }
                 // the tree of packages below the roots; the roots themselves stay
-                val tree = (fields.firstOrNull { it.name == ROOT_CACHE }?.get(index) as? Lazy<*>)?.takeIf { it.isInitialized() }?.value
-                tree?.instanceFields()?.firstOrNull { it.name == "innerPackageCaches" }?.set(tree, HashMap<Any, Any>())
+                val tree = K2Internals.read<Lazy<*>>(Lookup.ROOT_CACHE, index)?.takeIf { it.isInitialized() }?.value
+                if (tree != null) K2Internals.write(Lookup.INNER_PACKAGE_CACHES, tree, HashMap<Any, Any>())
             } finally {
                 lock.unlock()
             }
@@ -224,11 +221,11 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
      */
     @OptIn(SessionConfiguration::class)
     private fun FirModuleData.makeLeaf() {
-        val friends = instanceFields().firstOrNull { it.name == FRIENDS } ?: return
-        if ((friends.get(this) as? List<*>).isNullOrEmpty()) return
+        if (K2Internals.read<List<*>>(Lookup.FRIENDS, this).isNullOrEmpty()) return
         if (session.moduleVisibilityChecker != null) session.register(FirModuleVisibilityChecker::class, SnippetFriends)
-        friends.set(this, emptyList<FirModuleData>())
+        if (!K2Internals.write(Lookup.FRIENDS, this, emptyList<FirModuleData>())) return
         session.register(FirJavaElementFinder::class, FirJavaElementFinder(session, project))
+        K2Internals.done(Step.MAKE_LEAF)
     }
 
     /**
@@ -248,7 +245,10 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             val own = ofSession(session)
             val shared = sharedComponents.getOrPut(key) { own }
             // the plain overload: the one for composable components would compose the two instead of replacing
-            if (shared !== own && shared.javaClass == own.javaClass) session.register(key, shared)
+            if (shared !== own && shared.javaClass == own.javaClass) {
+                session.register(key, shared)
+                K2Internals.done(Step.SHARE_COMPONENTS)
+            }
         }
         shareBuiltinTypes()
         shareDependenciesProvider()
@@ -265,9 +265,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     private fun FirModuleData.shareBuiltinTypes() {
         val shared = sharedBuiltinTypes ?: session.builtinTypes.also { sharedBuiltinTypes = it }
         if (session.builtinTypes === shared) return
-        session.instanceFields().firstOrNull {
-            it.name == BUILTIN_TYPES && it.declaringClass == FirSession::class.java
-        }?.set(session, shared)
+        if (K2Internals.write(Lookup.BUILTIN_TYPES, session, shared)) K2Internals.done(Step.SHARE_BUILTIN_TYPES)
     }
 
     /** The distinct providers of the libraries' declarations of kept sessions (one until a library is added). */
@@ -286,6 +284,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             dependenciesProviders += own
         } else {
             session.register(DEPENDENCIES_SYMBOL_PROVIDER_QUALIFIED_KEY, shared)
+            K2Internals.done(Step.SHARE_DEPENDENCIES_PROVIDER)
         }
     }
 
@@ -299,12 +298,13 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
 
     /** Empties the caches of names by package this provider has made and filled, without making those it has not. */
     private fun FirSymbolNamesProvider.emptyFilledLazyCaches() {
-        for (field in instanceFields()) {
-            val lazy = field.get(this) as? FirLazyValue<*> ?: continue
-            val made = lazy.instanceFields().firstNotNullOfOrNull { it.get(lazy) as? Lazy<*> } ?: continue
+        if (this !is FirCachedSymbolNamesProvider) return
+        for (value in K2Internals.fieldValues(Lookup.NAMES_PROVIDER_FIELDS, this)) {
+            val lazy = value as? FirLazyValue<*> ?: continue
+            val made = K2Internals.read<Lazy<*>>(Lookup.LAZY_CACHE, lazy) ?: continue
             if (!made.isInitialized()) continue
             val cache = made.value?.takeIf(FIR_CACHE::isInstance) ?: continue
-            if ((cache.backingMap()?.isEmpty()) == false) cache.empty()
+            if (K2Internals.emptyCache(cache)) K2Internals.done(Step.EMPTY_NAME_CACHES)
         }
     }
 
@@ -319,6 +319,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         val modules = modules ?: return
         val module = modules.lastOrNull()?.takeIf { fileName in it.name.asString() } ?: return
         modules.removeAt(modules.size - 1)
+        K2Internals.done(Step.FORGET_LAST)
         forgetEnhancedMembers { it === module }
     }
 
@@ -330,10 +331,13 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     /** Drops from the shared cache of enhanced Java members those of classes and members of the modules [ofModule] picks. */
     private fun forgetEnhancedMembers(ofModule: (FirModuleData?) -> Boolean) {
         val byOwner = enhancedByOwner ?: return
-        internal("the enhanced Java members") {
+        K2Internals.attempt(Step.FORGET_ENHANCED_MEMBERS) {
             for (symbols in byOwner.values.filterIsInstance<FirEnhancedSymbolsStorage.EnhancementSymbolsCache>()) {
-                for (map in listOfNotNull(symbols.enhancedFunctions.backingMap(), symbols.enhancedVariables.backingMap())) {
-                    map.keys.removeIf { key -> ofModule(key.moduleData()) || ofModule(map[key].moduleData()) }
+                for (cache in listOf(symbols.enhancedFunctions, symbols.enhancedVariables)) {
+                    val map = K2Internals.cacheEntries(cache) ?: continue
+                    if (map.keys.removeIf { key -> ofModule(key.moduleData()) || ofModule(map[key].moduleData()) }) {
+                        K2Internals.done(Step.FORGET_ENHANCED_MEMBERS)
+                    }
                 }
             }
         }
@@ -347,16 +351,19 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
      * symbol-names provider (a copy of every class and function name of each package its snippet looked into,
      * library packages included). Its inner providers' are left alone.
      */
-    private fun Any.clearCaches() {
-        for (field in instanceFields()) {
-            val value = field.get(this) ?: continue
-            if (FIR_CACHE.isInstance(value)) value.empty()
-            if (value is FirSymbolNamesProvider) value.clearLazyCaches()
+    private fun Any.clearCaches(): Boolean {
+        var emptied = false
+        for (value in K2Internals.fieldValues(Lookup.COMPONENT_FIELDS, this)) {
+            if (FIR_CACHE.isInstance(value) && K2Internals.emptyCache(value)) emptied = true
+            if (value is FirCachedSymbolNamesProvider && value.clearLazyCaches()) emptied = true
         }
+        return emptied
     }
 
-    private fun JavaSymbolProvider.javaFacade(): FirJavaFacade? =
-        instanceFields().firstOrNull { it.name == "javaFacade" }?.get(this) as? FirJavaFacade
+    private fun JavaSymbolProvider.clearJavaFacade() {
+        val facade = K2Internals.read<FirJavaFacade>(Lookup.JAVA_FACADE, this) ?: return
+        if (facade.clearCaches()) K2Internals.done(Step.CLEAR_JAVA_FACADE)
+    }
 
     /**
      * The distinct sets of package names with top-level callables (one until a library is added): a kept session's
@@ -365,56 +372,32 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
     private val callablePackageNames = ArrayList<Set<*>>()
 
     private fun FirSymbolNamesProvider.shareCallablePackageNames() {
-        val lazy = instanceFields().firstOrNull { it.name == CALLABLE_PACKAGE_NAMES }?.get(this) as? Lazy<*> ?: return
+        if (this !is FirCachedSymbolNamesProvider) return
+        val lazy = K2Internals.read<Lazy<*>>(Lookup.CALLABLE_PACKAGE_NAMES, this) ?: return
         if (!lazy.isInitialized()) return
         val names = lazy.value as? Set<*> ?: return
         if (callablePackageNames.any { it === names }) return
         val shared = callablePackageNames.firstOrNull { it == names }
         if (shared == null) {
             callablePackageNames += names
-        } else {
-            lazy.instanceFields().firstOrNull { it.name == "_value" }?.set(lazy, shared)
+        } else if (K2Internals.write(Lookup.LAZY_VALUE, lazy, shared)) {
+            K2Internals.done(Step.SHARE_CALLABLE_PACKAGE_NAMES)
         }
     }
 
-    private fun Any.clearLazyCaches() {
-        for (field in instanceFields()) {
-            val lazy = field.get(this) as? FirLazyValue<*> ?: continue
-            lazy.getValue()?.takeIf(FIR_CACHE::isInstance)?.empty()
+    /** Empties the caches of names by package of this symbol-names provider (computing those it has not made yet). */
+    private fun FirCachedSymbolNamesProvider.clearLazyCaches(): Boolean {
+        var emptied = false
+        for (value in K2Internals.fieldValues(Lookup.NAMES_PROVIDER_FIELDS, this)) {
+            val lazy = value as? FirLazyValue<*> ?: continue
+            val cache = lazy.getValue()?.takeIf(FIR_CACHE::isInstance) ?: continue
+            // a cleared hash map keeps its table, ~40 tables (10 kB) a kept snippet: see K2Internals.emptyCache
+            if (K2Internals.emptyCache(cache)) emptied = true
         }
+        return emptied
     }
 
-    /** The object fields of this object's class and its superclasses, made accessible once per class. */
-    private fun Any.instanceFields(): List<Field> = fieldsByClass.getOrPut(javaClass) {
-        generateSequence<Class<*>>(javaClass) { it.superclass }
-            .flatMap { it.declaredFields.asSequence() }
-            .filterNot { Modifier.isStatic(it.modifiers) || it.type.isPrimitive }
-            .onEach { it.isAccessible = true }
-            .toList()
-    }
-
-    /**
-     * Empties this compiler cache. A cleared hash map keeps its table, sized for what the cache held (~40 tables a
-     * kept snippet, 10 kB): the usual map is replaced by a new one, which has no table until it is written to.
-     */
-    private fun Any.empty() {
-        val field = mapField() ?: return
-        val map = field.get(this) as? MutableMap<*, *> ?: return
-        if (map.javaClass == HashMap::class.java && map.isNotEmpty()) field.set(this, HashMap<Any, Any>()) else map.clear()
-    }
-
-    private fun Any.mapField(): Field? = instanceFields().firstOrNull { it.name == "map" }
-
-    private fun Any.backingMap(): MutableMap<*, *>? = mapField()?.get(this) as? MutableMap<*, *>
-
-    private fun <T> internal(what: String, reach: () -> T): T? = try {
-        reach()
-    } catch (e: Exception) {
-        logger.warn(e) { "$what of the compiler cannot be reached: the memory it holds stays" }
-        null
-    }
-
-    private companion object {
+    internal companion object {
         /**
          * The components of a snippet's session whose caches only its own compilation needed (the overrides, scopes
          * and supertypes computed at its use sites), or that remember lookups whose answers stay in the providers
@@ -437,7 +420,7 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
          * those annotations (a compilation asks them in the session it compiles, never in a kept one); the platform
          * parts of two checkers (a kept session checks nothing); the members of `dynamic`, which JVM code has none of.
          */
-        val SAME_IN_EVERY_SESSION: List<Pair<KClass<out FirSessionComponent>, (FirSession) -> FirSessionComponent>> = listOf(
+        private val SAME_IN_EVERY_SESSION: List<Pair<KClass<out FirSessionComponent>, (FirSession) -> FirSessionComponent>> = listOf(
             FirAnnotationsPlatformSpecificSupportComponent::class to { it.annotationPlatformSupport },
             FirFunctionTypeKindService::class to { it.functionTypeService },
             FirExtensionService::class to { it.extensionService },
@@ -448,22 +431,10 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
             FirDynamicMembersStorage::class to { it.dynamicMembersStorage },
         )
 
-        /** The lazy field of the compiler's cached symbol-names providers holding the package names with top-level callables. */
-        const val CALLABLE_PACKAGE_NAMES = "topLevelCallablePackageNames\$delegate"
-        val FIR_CACHE: Class<*> = FirCache::class.java
+        private val FIR_CACHE: Class<*> = FirCache::class.java
 
         /** How the K2 REPL's names of snippet modules begin (`<REPL-snippet-snippet3.kts>`; not `<REPL-base>`). */
         const val SNIPPET_MODULE_PREFIX = "<REPL-snippet-"
-
-        /** The field of a snippet's module data listing the earlier snippets' modules (see [makeLeaf]). */
-        const val FRIENDS = "friendDependencies"
-
-        /** The field of a session with its type references to the built-in types (see [shareBuiltinTypes]). */
-        const val BUILTIN_TYPES = "builtinTypes"
-
-        /** The lazy fields of the classpath's index with its package lookups by root, and their tree (see [forgetPackageLookups]). */
-        const val PACKAGE_CACHE = "packageCache\$delegate"
-        const val ROOT_CACHE = "rootCache\$delegate"
 
         /** Every how many snippets the caches of all kept sessions are emptied, not only the newest one's. */
         const val FULL_SWEEP_EVERY = 64

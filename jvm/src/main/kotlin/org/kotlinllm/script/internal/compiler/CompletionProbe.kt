@@ -21,8 +21,11 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedC
 import org.jetbrains.kotlin.scripting.compiler.plugin.fir.FirScriptCompilationComponent
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.K2ReplCompilationState
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
+import org.jetbrains.kotlin.scripting.compiler.plugin.impl.SharedScriptCompilationContext
 import org.jetbrains.kotlin.scripting.definitions.ScriptPriorities
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
+import org.kotlinllm.script.internal.compiler.K2Internals.Lookup
+import org.kotlinllm.script.internal.compiler.K2Internals.Step
 import kotlin.script.experimental.host.ScriptingHostConfiguration
 
 /** The K2 frontend's resolution of a probed text: its [file] resolved in [session], which sees the REPL history. */
@@ -34,8 +37,9 @@ internal class ResolvedProbe(val session: FirSession, val scopeSession: ScopeSes
  * parse, mark as a REPL snippet, create a source session of a new snippet module, build the FIR, resolve), which has
  * no public entry point, and undoes what that leaves in the shared compilation state: the history ignores the probe,
  * its module leaves the module list, its enhanced Java members leave the shared cache, and its refined script
- * configuration leaves the refinement cache. Reflection reaches the compilation state's internal fields, as in
- * [CompilerMemory]; if anything fails, the probe fails and its caller falls back.
+ * configuration leaves the refinement cache. The compilation state's internal members are reached through
+ * [K2Internals]; when one is missing the probe is not [available], and when anything fails the probe fails: either
+ * way its caller falls back.
  *
  * Not thread-safe: the caller holds the compiler's lock (the CLI compiler's caches are plain maps).
  */
@@ -44,24 +48,43 @@ internal class CompletionProbe(
     private val history: TransactionalReplHistory,
     private val memory: CompilerMemory,
 ) {
-    private val moduleDataProvider = internal<ReplModuleDataProvider>("getModuleDataProvider")
-    private val sessionFactoryContext = internal<FirJvmSessionFactory.Context>("getSessionFactoryContext")
-    private val hostConfiguration = internal<ScriptingHostConfiguration>("getHostConfiguration")
-    private val environment: KotlinCoreEnvironment = internal<Any>("getCompilerContext").let { context ->
-        context.javaClass.methods.first { it.name == "getEnvironment" && it.parameterCount == 0 }.invoke(context) as KotlinCoreEnvironment
+    /** The compilation state's internal members the probe uses, or null when one of them is missing. */
+    private class Internals(
+        val moduleDataProvider: ReplModuleDataProvider,
+        val sessionFactoryContext: FirJvmSessionFactory.Context,
+        val hostConfiguration: ScriptingHostConfiguration,
+        val environment: KotlinCoreEnvironment,
+    )
+
+    private val internals: Internals? = run {
+        val moduleDataProvider = K2Internals.call<ReplModuleDataProvider>(Lookup.MODULE_DATA_PROVIDER, state)
+        val sessionFactoryContext = K2Internals.call<FirJvmSessionFactory.Context>(Lookup.SESSION_FACTORY_CONTEXT, state)
+        val hostConfiguration = K2Internals.call<ScriptingHostConfiguration>(Lookup.HOST_CONFIGURATION, state)
+        val environment = K2Internals.call<SharedScriptCompilationContext>(Lookup.COMPILER_CONTEXT, state)?.environment
+        if (moduleDataProvider == null || sessionFactoryContext == null || hostConfiguration == null || environment == null) {
+            null
+        } else {
+            Internals(moduleDataProvider, sessionFactoryContext, hostConfiguration, environment)
+        }
     }
     private val factory = KtPsiFactory(state.project, false)
+
+    /** Whether the compiler's internals the probe needs were found (see [K2Internals]). */
+    val available: Boolean get() = internals != null
 
     /** Resolves [text] as the next snippet and gives the resolution to [read], then forgets the probe. */
     @OptIn(KtNonPublicApi::class, SessionConfiguration::class)
     fun <T> resolve(text: String, read: (ResolvedProbe) -> T): T {
+        val internals = checkNotNull(internals) { "the K2 REPL's internals the completion probe needs are missing (see K2Internals)" }
+        val moduleDataProvider = internals.moduleDataProvider
+        val hostConfiguration = internals.hostConfiguration
         // no snippet is numbered 0: its class name `Snippet0` is stripped from types as the snippets' are
         val fileName = "snippet0.kts"
         val ktFile = factory.createFile(fileName, text)
         val script = ktFile.script ?: error("the probe's text is not a script")
         script.markAsReplSnippet()
         script.putUserData(ScriptPriorities.PRIORITY_KEY, history.getSnippetCount())
-        val configuration: CompilerConfiguration = environment.configuration.copy()
+        val configuration: CompilerConfiguration = internals.environment.configuration.copy()
         val registrars = configuration.getCompilerExtensions(FirExtensionRegistrar)
         var moduleData: FirModuleData? = null
         return try {
@@ -74,7 +97,7 @@ internal class CompletionProbe(
                     createIncrementalCompilationSymbolProviders = { null },
                     registrars,
                     configuration,
-                    context = sessionFactoryContext,
+                    context = internals.sessionFactoryContext,
                     needRegisterJavaElementFinder = false,
                     kmpModuleKind = KmpModuleKind.SingleModule,
                     init = {},
@@ -82,20 +105,15 @@ internal class CompletionProbe(
                 session.register(FirScriptCompilationComponent::class, FirScriptCompilationComponent(hostConfiguration))
                 val raw = session.buildFirFromKtFiles(listOf(ktFile))
                 val (scopeSession, files) = session.runResolution(raw)
-                read(ResolvedProbe(session, scopeSession, files.single()))
+                read(ResolvedProbe(session, scopeSession, files.single())).also { K2Internals.done(Step.PROBE) }
             }
         } finally {
             moduleData?.let { module ->
-                moduleDataProvider.moduleDataHistory.remove(module)
+                if (moduleDataProvider.moduleDataHistory.remove(module)) K2Internals.done(Step.FORGET_PROBE)
                 memory.forgetModule(module)
             }
             hostConfiguration[ScriptingHostConfiguration.scriptRefinedCompilationConfigurationsCache]
                 ?.clearRefinedCompilationConfiguration(KtFileScriptSource(ktFile))
         }
-    }
-
-    private inline fun <reified T> internal(getter: String): T {
-        val method = K2ReplCompilationState::class.java.methods.first { it.name.startsWith(getter) && it.parameterCount == 0 }
-        return method.invoke(state) as T
     }
 }

@@ -185,6 +185,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         return configuration.with { defaultImports.append(snippetImports) }.asSuccess()
     }
 
+    /** The compiler's state, for the checks of what it retains of the snippets (K2InternalsTest). */
+    internal val compilationState: K2ReplCompilationState get() = state
+
     /** The compiler's project, for parsing snippets with the same PSI it uses. */
     val project: Project get() = state.project
 
@@ -326,7 +329,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
      * nothing of the session.
      */
     fun <T> probe(text: String, waitMillis: Long, read: (ResolvedProbe) -> T): T? {
-        if (!lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) return null
+        if (!completionProbe.available || !lock.tryLock(waitMillis, TimeUnit.MILLISECONDS)) return null
         return try {
             completionProbe.resolve(text, read)
         } catch (e: Exception) {

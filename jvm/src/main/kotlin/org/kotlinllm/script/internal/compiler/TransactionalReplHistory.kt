@@ -7,6 +7,7 @@ import org.jetbrains.kotlin.fir.symbols.impl.FirReplSnippetSymbol
  * The REPL history of the K2 compiler, with transactions: the compiler records a snippet before it knows whether
  * it compiles, so a snippet that fails is [rollback]ed and leaves no declarations behind; one that ran is [commit]ted.
  */
+// No public KT issue found: the compiler records a snippet before it knows whether it compiles (FirReplHistoryProvider).
 internal class TransactionalReplHistory : FirReplHistoryProvider() {
 
     private val committed = LinkedHashSet<FirReplSnippetSymbol>()

@@ -18,6 +18,7 @@ import kotlin.script.experimental.api.ScriptDiagnostic
  * value and type of the expression stay its own. Calls inside functions and classes are left as they are: there the
  * error is the user's to fix.
  */
+// KT-74683 ([K2 Repl] Does not support suspend functions): listed as fixed in 2.4.0-Beta1, still reproduces on 2.4.21.
 internal object SuspendingStatements : SecondAttempt {
 
     private const val WRAPPER = "org.kotlinllm.script.runtime.runSuspending"

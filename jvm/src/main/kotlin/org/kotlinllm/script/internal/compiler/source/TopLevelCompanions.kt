@@ -10,6 +10,7 @@ import kotlin.script.experimental.api.ScriptDiagnostic
  * inside 'file'". The snippet is compiled again with the modifier commented out, so the object is declared as
  * `object Name`, and `Name.member` works as it does in those notebooks.
  */
+// No KT issue, no compiler bug: the K2 REPL checks a snippet's top level as a file's (2.4.21), Kotlin notebooks as a class's.
 internal object TopLevelCompanions : SecondAttempt {
 
     private const val NOT_APPLICABLE = "Modifier 'companion' is not applicable inside 'file'"
