@@ -23,19 +23,17 @@ def snippet(cell: Cell) -> str:
 
 
 def test_a_magic_is_an_error_naming_the_equivalent(kc: Any) -> None:
-    cell = execute(kc, "%use dataframe\nval notDeclared = 1")
+    cell = execute(kc, "%trackClasspath\nval notDeclared = 1")
     name = snippet(cell)
     assert cell.status == "error"
     assert cell.content["ename"] == "CompilationError"
     assert cell.content["evalue"] == (
-        f"{name}:1:1: error: `%use` is a line magic of JetBrains' Kotlin kernel; this kernel has no magics: "
-        "declare the libraries as Maven dependencies"
+        f"{name}:1:1: error: `%trackClasspath` is a line magic of JetBrains' Kotlin kernel; this kernel has no magics"
     )
     assert cell.content["traceback"][1:] == [
-        "  | <error>%use dataframe</error>",
-        'hint: write @file:DependsOn("org.jetbrains.kotlinx:dataframe") (no version: the latest stable; '
-        "`group:artifact:version` picks one); the libraries' Jupyter integrations (their renderers and default "
-        "imports) are not loaded: import their packages",
+        "  | <error>%trackClasspath</error>",
+        'hint: @file:DependsOn("group:artifact") adds a library to the classpath, and a cell using it reports the '
+        "versions it resolved",
     ]
     assert cell.kotlin_llm["phase"] == "COMPILATION"
     assert execute(kc, "notDeclared").content["ename"] == "CompilationError"  # nothing of the cell ran

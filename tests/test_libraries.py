@@ -75,3 +75,26 @@ def test_kotlinx_datetime_by_its_plain_coordinates(kernel: object) -> None:
     )
     assert cell.status == "ok", cell.error
     assert cell.result == "2027-01-03 THURSDAY"
+
+
+def test_use_loads_libraries_by_name_with_their_default_imports(kernel: object) -> None:
+    version = DATETIME.rsplit(":", 1)[1]
+    cell = execute(kernel, f"%use datetime({version})\nLocalDate(2026, 12, 3).plus(1, DateTimeUnit.DAY).toString()")
+    assert cell.status == "ok", cell.error
+    assert cell.result == "2026-12-04"
+    later = execute(kernel, "LocalDate(2026, 1, 31).dayOfWeek.toString()")
+    assert later.result == "SATURDAY", later.error
+
+
+def test_use_of_an_unknown_library_is_a_located_error(kernel: object) -> None:
+    cell = execute(kernel, "%use coroutines, nosuchlib")
+    assert cell.status == "error"
+    assert cell.error is not None
+    number = cell.content["execution_count"]
+    assert cell.error["traceback"] == [
+        f"snippet{number}.kts:1:18: error: `%use nosuchlib`: unknown library 'nosuchlib'; this kernel's %use knows "
+        "dataframe, lets-plot, kandy, serialization, datetime, ktor-client, coroutines",
+        "  | %use coroutines, <error>nosuchlib</error>",
+        'hint: for another library write @file:DependsOn("group:artifact:version") with the Maven coordinates of its '
+        "artifact",
+    ]

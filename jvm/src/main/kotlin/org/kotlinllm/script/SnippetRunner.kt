@@ -1,6 +1,7 @@
 package org.kotlinllm.script
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.DeclaredAnnotations
 import org.kotlinllm.script.dependencies.DependencyResolution
 import org.kotlinllm.script.dependencies.SessionDependencies
 import org.kotlinllm.script.dependencies.model.Messages
@@ -27,6 +28,7 @@ import org.kotlinllm.script.internal.compiler.source.SnippetParser
 import org.kotlinllm.script.internal.compiler.source.SnippetRewrite
 import org.kotlinllm.script.internal.compiler.source.SuspendingStatements
 import org.kotlinllm.script.internal.compiler.source.TopLevelCompanions
+import org.kotlinllm.script.internal.compiler.source.UseMagic
 import org.kotlinllm.script.internal.report.KnownLimitations
 import org.kotlinllm.script.internal.report.OutOfMemoryHint
 import org.kotlinllm.script.internal.report.SnippetNames
@@ -81,6 +83,9 @@ internal class SnippetRunner(
     private val limitations = KnownLimitations()
     private val shadowingImports = ShadowingImports()
 
+    /** The default imports of the libraries that `%use` loaded: every later snippet has them. */
+    private val libraryImports = linkedSetOf<String>()
+
     /** Rewrites tried in turn when a snippet's first compilation fails. */
     private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions)
     private var classDirectories: File? = null
@@ -112,31 +117,41 @@ internal class SnippetRunner(
     fun run(fileName: String, text: String): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
-        val parsed = parser.parse(fileName, code)
-        val magics = NotebookMagics.diagnostics(parsed)
-        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, parsed.source, magics))
+        val original = parser.parse(fileName, code)
+        // the %use lines load libraries; the rest is compiled with those lines blanked, so every offset stays
+        val used = UseMagic.read(original)
+        val parsed = if (used == null) original else parser.parse(fileName, used.code)
+        val shown = original.source // what diagnostics quote: the user's lines
+        val magicNotes = used?.diagnostics.orEmpty()
+        val magics = magicNotes.filter { it.severity == Severity.ERROR } + NotebookMagics.diagnostics(parsed)
+        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, shown, magics))
         if (parsed.syntaxErrors.isNotEmpty()) {
-            return compilationError(DiagnosticRenderer.render(fileName, parsed.source, parsed.syntaxErrors))
+            return compilationError(DiagnosticRenderer.render(fileName, shown, parsed.syntaxErrors))
+        }
+        val declared = DependencyAnnotations.read(parsed.file).let { read ->
+            if (used == null) read else DeclaredAnnotations(used.dependencies + read.dependencies, read.repositories, read.problems)
         }
         val resolution = try {
-            clock.waiting { dependencies.resolve(DependencyAnnotations.read(parsed.file)) }
+            clock.waiting { dependencies.resolve(declared) }
         } catch (_: InterruptedException) {
             return compilationError("$fileName: error: resolving the dependencies was cancelled")
         }
         val resolved = when (resolution) {
             is DependencyResolution.Failed -> return compilationError(
-                DiagnosticRenderer.render(fileName, parsed.source, resolution.diagnostics),
+                DiagnosticRenderer.render(fileName, shown, resolution.diagnostics),
             )
             is DependencyResolution.Resolved -> resolution
             DependencyResolution.None -> null
         }
-        val versionNotes = resolved?.let { versionNotes(it.resolvedVersions, parsed.source) }.orEmpty()
-        return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty())) {
+        val usedRanges = used?.dependencies.orEmpty().associate { it.value to it.range }
+        val versionNotes = magicNotes + resolved?.let { versionNotes(it.resolvedVersions, shown, usedRanges) }.orEmpty()
+        val imports = libraryImports + used?.imports.orEmpty()
+        return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty(), imports)) {
             is Compilation.Crashed -> compilationError(
-                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
+                DiagnosticRenderer.render(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
             is Compilation.Failed -> compilationError(
-                DiagnosticRenderer.render(fileName, parsed.source, versionNotes + diagnostics(compilation.diagnostics, fileName)),
+                DiagnosticRenderer.render(fileName, shown, versionNotes + diagnostics(compilation.diagnostics, fileName)),
             )
             is Compilation.Compiled -> {
                 if (!beforeEvaluation()) {
@@ -145,7 +160,8 @@ internal class SnippetRunner(
                 }
                 try {
                     resolved?.commit?.invoke()
-                    evaluate(fileName, parsed, compilation, resolved, versionNotes)
+                    used?.let { libraryImports += it.imports }
+                    evaluate(fileName, parsed, shown, compilation, resolved, versionNotes, magicNotes)
                 } finally {
                     afterEvaluation()
                 }
@@ -159,8 +175,8 @@ internal class SnippetRunner(
      * are located in the user's text. The failed first compilation leaves nothing behind, and the snippet keeps its
      * file name.
      */
-    private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>): Compilation {
-        val imports = shadowingImports.imports(parsed)
+    private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>, libraries: Collection<String>): Compilation {
+        val imports = shadowingImports.imports(parsed) + libraries
         val public = InternalModifiers.insertions(parsed)
         val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports)
         if (first !is Compilation.Failed) return first
@@ -198,24 +214,26 @@ internal class SnippetRunner(
      * "Resolved 'g:a' to …" at the `@file:DependsOn` naming it: a failed snippet tells the versions it chose, as the
      * LLM might not know their API.
      */
-    private fun versionNotes(versions: Map<String, String>, source: SourceText): List<Diagnostic> =
+    private fun versionNotes(versions: Map<String, String>, source: SourceText, used: Map<String, SourceRange>): List<Diagnostic> =
         versions.map { (coordinates, version) ->
             val at = source.text.indexOf("\"$coordinates\"")
-            val range = if (at < 0) null else source.range(at, at + coordinates.length + 2)
+            val range = used[coordinates] ?: if (at < 0) null else source.range(at, at + coordinates.length + 2)
             Diagnostic(Severity.WARNING, Messages.latestVersion(coordinates, version, LatestVersionRule.isPreRelease(version)), range)
         }
 
     private fun evaluate(
         fileName: String,
         parsed: ParsedSnippet,
+        shown: SourceText,
         compiled: Compilation.Compiled,
         resolved: DependencyResolution.Resolved?,
         versionNotes: List<Diagnostic>,
+        magicNotes: List<Diagnostic>,
     ): SnippetRun {
-        sources.add(fileName, parsed.source, compiled.classFiles)
-        val warnings = (resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
+        sources.add(fileName, shown, compiled.classFiles)
+        val warnings = (magicNotes + resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
             .filter { it.severity == Severity.WARNING }
-            .map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+            .map { DiagnosticRenderer.render(fileName, shown, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
         val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
@@ -235,7 +253,7 @@ internal class SnippetRunner(
                 val report = buildString {
                     append(stackTraces.render(evaluation.error))
                     OutOfMemoryHint.of(evaluation.error, symbols::values)?.let { append("\nhint: ").append(it) }
-                    val notes = versionNotes.map { DiagnosticRenderer.render(fileName, parsed.source, it) }
+                    val notes = (versionNotes - magicNotes.toSet()).map { DiagnosticRenderer.render(fileName, shown, it) }
                     if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
                 }
                 SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, report), evaluation.error)

@@ -8,7 +8,10 @@ import kotlin.reflect.KFunction
 import kotlin.test.assertEquals
 import kotlin.test.assertIs
 
-/** JetBrains' magics and REPL commands get an error naming this kernel's equivalent, and valid Kotlin is never one. */
+/**
+ * JetBrains' magics and REPL commands (but `%use`: see UseMagicTest) get an error naming this kernel's equivalent, and
+ * valid Kotlin is never one.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NotebookMagicsTest {
 
@@ -23,31 +26,6 @@ class NotebookMagicsTest {
     private fun assertMagic(code: String, expected: String) {
         val error = run(code).assertError(ExecutionPhase.COMPILATION)
         assertEquals(expected.replace("snippetN.kts", "snippet${session.lastSnippetNumber}.kts"), error.message)
-    }
-
-    @Test
-    fun `use of known libraries names their Maven coordinates`() {
-        assertMagic(
-            "%use lets-plot, dataframe(0.13.1)",
-            "snippetN.kts:1:1: error: `%use` is a line magic of JetBrains' Kotlin kernel; this kernel has no magics: " +
-                "declare the libraries as Maven dependencies\n" +
-                "  | <error>%use lets-plot, dataframe(0.13.1)</error>\n" +
-                "hint: write @file:DependsOn(\"org.jetbrains.lets-plot:lets-plot-kotlin-jvm\", \"org.jetbrains.kotlinx:dataframe\") " +
-                "(no version: the latest stable; `group:artifact:version` picks one); the libraries' Jupyter integrations " +
-                "(their renderers and default imports) are not loaded: import their packages",
-        )
-    }
-
-    @Test
-    fun `use of an unknown library or of coroutines`() {
-        assertMagic(
-            "%use coroutines, mylib",
-            "snippetN.kts:1:1: error: `%use` is a line magic of JetBrains' Kotlin kernel; this kernel has no magics: " +
-                "declare the libraries as Maven dependencies\n" +
-                "  | <error>%use coroutines, mylib</error>\n" +
-                "hint: kotlinx.coroutines needs nothing: it is on the classpath and imported (kotlinx.coroutines.*); " +
-                "for `mylib` write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact",
-        )
     }
 
     @Test

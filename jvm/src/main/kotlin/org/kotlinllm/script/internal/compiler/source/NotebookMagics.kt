@@ -9,8 +9,8 @@ import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 
 /**
- * The line magics (`%use`, `%trackClasspath`, …) and REPL commands (`:help`, `:vars`, …) of JetBrains' Kotlin
- * kernel, which this kernel does not have: a line of a snippet's top level starting with `%name` or `:name` is
+ * The line magics (`%trackClasspath`, …) and REPL commands (`:help`, `:vars`, …) of JetBrains' Kotlin kernel,
+ * which this kernel does not have (`%use` it has: [UseMagic]): a line of a snippet's top level starting with `%name` or `:name` is
  * reported as an error naming what to write here instead, rather than as the syntax error the compiler sees.
  *
  * Only a snippet that does not parse is looked at, and only lines whose `%` or `:` the parser found at the top
@@ -20,21 +20,6 @@ import org.kotlinllm.script.diagnostics.Severity
 internal object NotebookMagics {
 
     private val magicLine = Regex("""^[ \t]*([%:])([A-Za-z]\w*)(.*)$""")
-
-    private const val LATEST = "no version: the latest stable; `group:artifact:version` picks one"
-    private const val NO_INTEGRATIONS =
-        "the libraries' Jupyter integrations (their renderers and default imports) are not loaded: import their packages"
-
-    /** Maven coordinates of the libraries `%use` knows by name in JetBrains' kernel; an empty list: nothing to add. */
-    private val libraries: Map<String, List<String>> = mapOf(
-        "lets-plot" to listOf("org.jetbrains.lets-plot:lets-plot-kotlin-jvm"),
-        "dataframe" to listOf("org.jetbrains.kotlinx:dataframe"),
-        "kandy" to listOf("org.jetbrains.kotlinx:kandy-lets-plot"),
-        "serialization" to listOf("org.jetbrains.kotlinx:kotlinx-serialization-json"),
-        "datetime" to listOf("org.jetbrains.kotlinx:kotlinx-datetime"),
-        "ktor-client" to listOf("io.ktor:ktor-client-core", "io.ktor:ktor-client-cio"),
-        "coroutines" to emptyList(),
-    )
 
     /** The magics of [parsed], each located at its line; empty when it has none. */
     fun diagnostics(parsed: ParsedSnippet): List<Diagnostic> {
@@ -46,14 +31,14 @@ internal object NotebookMagics {
             val column = match.groups[1]?.range?.first ?: return@mapNotNull null
             val start = source.offset(lineNumber, column + 1)
             if (!atTopLevel(parsed.file, start)) return@mapNotNull null
-            val (sign, name, arguments) = match.destructured
-            val (message, hint) = advice(sign, name, arguments.trim())
+            val (sign, name, _) = match.destructured
+            val (message, hint) = advice(sign, name)
             Diagnostic(Severity.ERROR, message, source.range(start, start + line.trimEnd().length - column), hint)
         }
     }
 
     /** Whether the `%` or `:` at [offset] is a token the parser found where a statement starts. */
-    private fun atTopLevel(file: KtFile, offset: Int): Boolean {
+    fun atTopLevel(file: KtFile, offset: Int): Boolean {
         val leaf = file.findElementAt(offset) ?: return false
         if (leaf.node.elementType != KtTokens.PERC && leaf.node.elementType != KtTokens.COLON) return false
         var parent = leaf.parent
@@ -61,19 +46,15 @@ internal object NotebookMagics {
         return parent is KtFile || parent is KtScript || (parent is KtBlockExpression && parent.parent is KtScript)
     }
 
-    private fun advice(sign: String, name: String, arguments: String): Pair<String, String> {
+    private fun advice(sign: String, name: String): Pair<String, String> {
         val magic = "`$sign$name`"
         val kind = if (sign == "%") "line magic" else "REPL command"
         val none = if (sign == "%") "this kernel has no magics" else "this kernel has no commands"
         val hint = when ("$sign$name") {
-            "%use" ->
-                return "$magic is a $kind of JetBrains' Kotlin kernel; $none: declare the libraries as Maven dependencies" to
-                    use(arguments)
             "%trackClasspath", ":classpath" ->
                 "@file:DependsOn(\"group:artifact\") adds a library to the classpath, and a cell using it reports the versions it resolved"
             "%trackExecution" -> "this kernel runs a cell's code as written: delete this line"
             "%dumpClassesForSpark" -> "this kernel does not write the cells' classes for Spark: delete this line"
-            "%useLatestDescriptors" -> "this kernel has no library descriptors (see `%use`): delete this line"
             "%output" ->
                 "output is limited by the kernel's settings max_output_chars and max_display_bytes, not by a cell: " +
                     "delete this line"
@@ -87,22 +68,5 @@ internal object NotebookMagics {
                     "write Kotlin: @file:DependsOn(\"group:artifact\") adds a library, vars() lists the declarations"
         }
         return "$magic is a $kind of JetBrains' Kotlin kernel; $none" to hint
-    }
-
-    /** What to write for `%use a, b(1.0)`: the `@file:DependsOn` of the libraries it names. */
-    private fun use(arguments: String): String {
-        val names = arguments.split(',').map { it.substringBefore('(').trim() }.filter { it.isNotEmpty() }
-        val unknown = names.filter { it !in libraries }
-        val coordinates = names.flatMap { libraries[it].orEmpty() }
-        val parts = mutableListOf<String>()
-        if (coordinates.isNotEmpty()) {
-            parts += "write " + coordinates.joinToString(", ", "@file:DependsOn(", ")") { "\"$it\"" } + " ($LATEST); $NO_INTEGRATIONS"
-        }
-        if ("coroutines" in names) parts += "kotlinx.coroutines needs nothing: it is on the classpath and imported (kotlinx.coroutines.*)"
-        if (unknown.isNotEmpty() || names.isEmpty()) {
-            val which = if (unknown.isEmpty()) "a library" else unknown.joinToString(", ") { "`$it`" }
-            parts += "for $which write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact"
-        }
-        return parts.joinToString("; ")
     }
 }

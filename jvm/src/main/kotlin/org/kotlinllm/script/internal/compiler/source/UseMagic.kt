@@ -1,0 +1,155 @@
+package org.kotlinllm.script.internal.compiler.source
+
+import org.kotlinllm.script.dependencies.DeclaredValue
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
+
+/**
+ * `%use` as Kotlin notebooks write it (`%use dataframe, lets-plot(4.5.0)`, `%use kandy(v=0.8.0)`): the line loads the
+ * libraries it names, as `@file:DependsOn` of their Maven coordinates would, and gives this and the later cells their
+ * usual default imports. `%useLatestDescriptors` is accepted with a notice: the list of libraries is built in.
+ */
+internal object UseMagic {
+
+    /** A library `%use` knows: its artifacts (version-less: the latest stable) and its default imports. */
+    private class Library(val artifacts: List<String>, val imports: List<String>)
+
+    private val dataframePackages = listOf("", ".api", ".annotations", ".io", ".columns", ".dataTypes")
+    private val letsPlotPackages = listOf(
+        "", ".geom", ".stat", ".label", ".scale", ".facet", ".pos", ".coord", ".sampling", ".themes", ".tooltips", ".annotations",
+    )
+
+    private val libraries: Map<String, Library> = linkedMapOf(
+        "dataframe" to Library(
+            listOf("org.jetbrains.kotlinx:dataframe"),
+            dataframePackages.map { "org.jetbrains.kotlinx.dataframe$it.*" } + listOf("java.io.File", "java.net.URL"),
+        ),
+        "lets-plot" to Library(
+            listOf("org.jetbrains.lets-plot:lets-plot-kotlin-jvm"),
+            letsPlotPackages.map { "org.jetbrains.letsPlot$it.*" },
+        ),
+        "kandy" to Library(
+            listOf("org.jetbrains.kotlinx:kandy-lets-plot"),
+            listOf("org.jetbrains.kotlinx.kandy.dsl.*", "org.jetbrains.kotlinx.kandy.letsplot.layers.*"),
+        ),
+        "serialization" to Library(
+            listOf("org.jetbrains.kotlinx:kotlinx-serialization-json"),
+            listOf("kotlinx.serialization.*", "kotlinx.serialization.json.*"),
+        ),
+        "datetime" to Library(listOf("org.jetbrains.kotlinx:kotlinx-datetime"), listOf("kotlinx.datetime.*")),
+        "ktor-client" to Library(
+            listOf("io.ktor:ktor-client-core", "io.ktor:ktor-client-cio"),
+            listOf(
+                "io.ktor.client.*",
+                "io.ktor.client.engine.cio.*",
+                "io.ktor.client.request.*",
+                "io.ktor.client.statement.*",
+                "io.ktor.http.*",
+            ),
+        ),
+        // on the classpath and imported (kotlinx.coroutines.*) already
+        "coroutines" to Library(emptyList(), emptyList()),
+    )
+
+    /** The names `%use` knows, as its error lists them. */
+    val names: Set<String> get() = libraries.keys
+
+    private val useLine = Regex("""^[ \t]*%(use|useLatestDescriptors)\b(.*)$""")
+
+    /** What the `%use` lines of a snippet load; [code] is the snippet with those lines blanked (its offsets kept). */
+    class Used(
+        val code: String,
+        val dependencies: List<DeclaredValue>,
+        val imports: List<String>,
+        val diagnostics: List<Diagnostic>,
+    )
+
+    /** The `%use` lines of [parsed] at its top level; null when it has none. */
+    fun read(parsed: ParsedSnippet): Used? {
+        if (parsed.syntaxErrors.isEmpty()) return null // valid Kotlin is never a magic
+        val source = parsed.source
+        val code = StringBuilder(source.text)
+        val dependencies = mutableListOf<DeclaredValue>()
+        val imports = linkedSetOf<String>()
+        val diagnostics = mutableListOf<Diagnostic>()
+        var found = false
+        for (lineNumber in 1..source.lineCount) {
+            val line = source.line(lineNumber) ?: continue
+            val match = useLine.find(line) ?: continue
+            val lineStart = source.offset(lineNumber, 1)
+            val percent = lineStart + line.indexOf('%')
+            if (!NotebookMagics.atTopLevel(parsed.file, percent)) continue
+            found = true
+            for (i in lineStart until lineStart + line.length) code.setCharAt(i, ' ')
+            val magicRange = source.range(percent, lineStart + line.trimEnd().length)
+            if (match.groupValues[1] == "useLatestDescriptors") {
+                diagnostics += Diagnostic(Severity.WARNING, LATEST_DESCRIPTORS, magicRange)
+                continue
+            }
+            val argumentsStart = lineStart + (match.groups[2]?.range?.first ?: line.length)
+            val requests = requests(match.groupValues[2].substringBefore("//"), argumentsStart)
+            if (requests.isEmpty()) diagnostics += Diagnostic(Severity.ERROR, NOTHING_NAMED, magicRange, ANOTHER_LIBRARY)
+            for (request in requests) {
+                val range = source.range(request.start, request.end)
+                val library = libraries[request.name]
+                if (library == null) {
+                    diagnostics += Diagnostic(Severity.ERROR, unknown(request.name), range, ANOTHER_LIBRARY)
+                    continue
+                }
+                dependencies +=
+                    library.artifacts.map { DeclaredValue(if (request.version == null) it else "$it:${request.version}", range) }
+                imports += library.imports
+            }
+        }
+        return if (found) Used(code.toString(), dependencies, imports.toList(), diagnostics) else null
+    }
+
+    /** One library of a `%use` line: its name, the version asked for, and where the name is ([start], [end]: offsets). */
+    private class Request(val name: String, val version: String?, val start: Int, val end: Int)
+
+    /** `a, b(1.0) c(v=2.0)`: libraries separated by commas or spaces, each with optional arguments in parentheses. */
+    private fun requests(arguments: String, offset: Int): List<Request> {
+        val found = mutableListOf<Request>()
+        var i = 0
+        while (i < arguments.length) {
+            if (arguments[i] == ',' || arguments[i].isWhitespace()) {
+                i++
+                continue
+            }
+            val start = i
+            while (i < arguments.length && arguments[i] != '(' && arguments[i] != ',' && !arguments[i].isWhitespace()) i++
+            val name = arguments.substring(start, i)
+            var version: String? = null
+            var end = i
+            var j = i
+            while (j < arguments.length && arguments[j].isWhitespace()) j++
+            if (j < arguments.length && arguments[j] == '(') {
+                val close = arguments.indexOf(')', j).let { if (it < 0) arguments.length else it }
+                version = version(arguments.substring(j + 1, close))
+                i = minOf(close + 1, arguments.length)
+                end = i
+            }
+            found += Request(name, version, offset + start, offset + end)
+        }
+        return found
+    }
+
+    /** The version among a library's arguments: the first positional one, or `v=`; others are the library's options. */
+    private fun version(arguments: String): String? {
+        val parts = arguments.split(',').map { it.trim() }.filter { it.isNotEmpty() }
+        parts.firstOrNull { it.startsWith("v=") || it.startsWith("v =") }?.let { return it.substringAfter('=').trim().ifEmpty { null } }
+        return parts.firstOrNull { '=' !in it }
+    }
+
+    private fun unknown(name: String): String =
+        "`%use $name`: unknown library '$name'; this kernel's %use knows ${libraries.keys.joinToString(", ")}"
+
+    private const val ANOTHER_LIBRARY: String =
+        "for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact"
+
+    private const val NOTHING_NAMED: String = "`%use` names no library: write `%use dataframe`, `%use lets-plot(4.5.0)`, …"
+
+    private const val LATEST_DESCRIPTORS: String =
+        "`%useLatestDescriptors`: nothing to update, this kernel's list of %use libraries is built in"
+}
