@@ -48,6 +48,7 @@ internal class SessionDependencies(
     private val settingsFile = configuration.mavenSettings
     private val defaultRepositories = configuration.defaultRepositories
     private val hostLibraries = HostLibraries(hostClassLoader)
+    private val integrations = JupyterIntegrations()
     private val metadata = MetadataVersions(timeout)
     private val watchdog = SilenceWatchdog(timeout + WATCHDOG_GRACE)
     private val state = DependencyState()
@@ -208,8 +209,10 @@ internal class SessionDependencies(
             val conflicts = mutableListOf<Diagnostic>()
             fun newer(version: String, winner: String) =
                 versionOrder != null && versionOrder.compare(featureRelease(version), featureRelease(winner)) > 0
+            val ranges = mutableMapOf<String, SourceRange>()
             for ((artifact, range) in artifacts) {
                 if (artifact.extension != "jar") continue
+                ranges.putIfAbsent(artifact.key, range)
                 val earlier = state.loaded[artifact.key] ?: added[artifact.key]
                 if (earlier != null) {
                     when {
@@ -235,12 +238,19 @@ internal class SessionDependencies(
                 }
                 hostProvided += artifact.coordinates
             }
+            val integrated = added.values.filter { integrations.unreported(it.key, it.file) }
+            for (artifact in integrated) {
+                warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), ranges.getValue(artifact.key))
+            }
             val changes = StateChanges(newRepositories, chosenVersions.toMap(), added.values.toList(), hostProvided)
             return DependencyResolution.Resolved(
                 classpath = added.values.map { it.file },
                 resolvedVersions = resolvedVersions.toMap(),
                 warnings = (conflicts + warnings).distinct(),
-                commit = { changes.applyTo(state) },
+                commit = {
+                    changes.applyTo(state)
+                    integrations.reported(integrated.map { it.key })
+                },
             )
         }
     }

@@ -103,6 +103,24 @@ internal object Fixtures {
                 mapOf("com.example.uses.Uses" to "package com.example.uses; public class Uses {}"),
                 listOf(TestDependency("com.example", "mpp", "1.0")),
             )
+            // libraries with a Jupyter integration of JetBrains' kernel, and one whose descriptor integrates nothing
+            artifact(
+                "com.example",
+                "integrated",
+                "1.0",
+                mapOf("com.example.integrated.Table" to "package com.example.integrated; public class Table {}"),
+                resources = mapOf(
+                    "META-INF/kotlin-jupyter-libraries/libraries.json" to
+                        """{"definitions":[],"producers":[{"fqn":"com.example.integrated.Integration"}]}""",
+                ),
+            )
+            artifact(
+                "com.example",
+                "emptyintegration",
+                "1.0",
+                mapOf("com.example.empty.Empty" to "package com.example.empty; public class Empty {}"),
+                resources = mapOf("META-INF/kotlin-jupyter-libraries/libraries.json" to """{"definitions":[],"producers":[]}"""),
+            )
             // a library built against a newer kotlinx-coroutines than the host's
             rawArtifact(
                 "org.jetbrains.kotlinx",

@@ -33,11 +33,12 @@ internal class TestRepository(val root: Path) {
         sources: Map<String, String> = emptyMap(),
         dependencies: List<TestDependency> = emptyList(),
         compileOnly: Map<String, String> = emptyMap(),
+        resources: Map<String, String> = emptyMap(),
     ): TestRepository {
         pom(groupId, artifactId, version, dependencies)
         val ownPaths = sources.keys.map { it.replace('.', '/') }
         val classes = compile(sources + compileOnly).filterKeys { name -> ownPaths.any { name.startsWith(it) } }
-        publish(groupId, artifactId, version, "jar", jar(classes))
+        publish(groupId, artifactId, version, "jar", jar(classes + resources.mapValues { it.value.toByteArray() }))
         return this
     }
 
