@@ -121,7 +121,7 @@ internal object DataFrames : LibraryRenderer {
         val columns = calls.member(DATA_FRAME, frame, "columnsCount") as Int
         // a header line, the rows shown, and the library's own "..." left out for the line that says more
         val shown = table.lines().take(1 + ROWS).filter { it.trim() != "..." }
-        return (shown + "… $rows rows × $columns columns, the first $ROWS shown").joinToString("\n")
+        return (shown + "… $rows rows × $columns column${if (columns == 1) "" else "s"}, the first $ROWS shown").joinToString("\n")
     }
 
     private fun Any?.required(): Any = this ?: throw IllegalStateException("the library gave null")

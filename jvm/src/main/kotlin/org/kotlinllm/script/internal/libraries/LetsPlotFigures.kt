@@ -10,9 +10,10 @@ import javax.imageio.ImageIO
 /**
  * lets-plot's figures (`org.jetbrains.letsPlot.Figure`: a plot, a `gggrid`, a bunch) as SVG, drawn on the JVM by the
  * library's own static export (`PlotSvgExportCommon`, in plot-stem, which lets-plot-kotlin-jvm brings): no script and
- * no URL, so it shows offline and in an untrusted notebook. `image/svg+xml` is the SVG; `text/html` is the same SVG
- * in an element its style sheet is scoped to ([ScopedCss]: its rules would otherwise restyle every `text` of the
- * page); `text/plain` says what the figure shows, for a reader of text only. Raster layers (`geomRaster`,
+ * no URL, so it shows offline. `image/svg+xml` is the SVG; `text/html` is the same SVG as an image (a `data:` URL),
+ * not inline: JupyterLab prefers the HTML, and in an untrusted notebook its sanitizer keeps an image but strips
+ * inline SVG down to its text; an image also keeps the SVG's style sheet (`text {…}`) off the page. `text/plain`
+ * says what the figure shows, for a reader of text only (and the image's `alt`). Raster layers (`geomRaster`,
  * `geomImage`) become PNG data URLs, encoded with `javax.imageio`.
  */
 internal object LetsPlotFigures : LibraryRenderer {
@@ -20,12 +21,8 @@ internal object LetsPlotFigures : LibraryRenderer {
     private const val EXPORT = "org.jetbrains.letsPlot.core.util.PlotSvgExportCommon"
     private const val ENCODER = "org.jetbrains.letsPlot.commons.encoding.RGBEncoder"
 
-    /** The class of the element the scoped style sheet applies to. */
-    const val SCOPE: String = "kotlin-llm-plot"
-
     private const val MAX_LAYERS = 6
     private const val MAX_COLUMNS = 8
-    private val styleElement = Regex("""(<style[^>]*>)(.*?)(</style>)""", RegexOption.DOT_MATCHES_ALL)
     private val rootSize = Regex("""^\s*<svg\b[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"""")
 
     override val library: String = "lets-plot"
@@ -45,11 +42,19 @@ internal object LetsPlotFigures : LibraryRenderer {
             pngEncoder(calls),
             false, // raster layers smoothed, as lets-plot's own SVG export draws them
         ) as String
-        val html = "<div class=\"$SCOPE\">\n" +
-            styleElement.replace(svg) { it.groupValues[1] + ScopedCss.scope(it.groupValues[2], ".$SCOPE") + it.groupValues[3] } +
-            "\n</div>"
-        return MimeBundle(linkedMapOf(MimeBundle.PLAIN to describe(spec, svg), "image/svg+xml" to svg, "text/html" to html))
+        val text = describe(spec, svg)
+        return MimeBundle(linkedMapOf(MimeBundle.PLAIN to text, "image/svg+xml" to svg, "text/html" to image(svg, text)))
     }
+
+    /** [svg] as an HTML image of its own size, [text] its `alt`. */
+    private fun image(svg: String, text: String): String {
+        val size = rootSize.find(svg)?.let { " width=\"${number(it.groupValues[1])}\" height=\"${number(it.groupValues[2])}\"" }.orEmpty()
+        val source = "data:image/svg+xml;base64," + Base64.getEncoder().encodeToString(svg.toByteArray())
+        return "<img src=\"$source\"$size alt=\"${attribute(text)}\">"
+    }
+
+    private fun attribute(text: String): String =
+        text.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
     /** An `RGBEncoder` of the library's loader that makes PNG data URLs of raster layers. */
     private fun pngEncoder(calls: LibraryCalls): Any {

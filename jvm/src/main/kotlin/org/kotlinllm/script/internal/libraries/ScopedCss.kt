@@ -2,8 +2,8 @@ package org.kotlinllm.script.internal.libraries
 
 /**
  * A library's style sheet confined to one output: a notebook shows every output in one page, and a library's rules
- * written for a page of its own (DataFrame's `table.dataframe th, td`, its `:root` colour variables, lets-plot's
- * `text`) would restyle the whole notebook. Every selector gets the output's [scope] selector in front; a `:root`
+ * written for a page of its own (DataFrame's `table.dataframe th, td`, its `:root` colour variables) would restyle
+ * the whole notebook. Every selector gets the output's [scope] selector in front; a `:root`
  * rule (where libraries define their variables) applies to the scope element itself. `@media`/`@supports` blocks are
  * scoped inside, other blocks (`@keyframes`, `@font-face`) kept, and `@import` dropped (an output loads nothing).
  */
