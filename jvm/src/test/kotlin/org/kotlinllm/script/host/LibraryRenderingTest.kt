@@ -127,7 +127,7 @@ class LibraryRenderingTest {
     }
 
     @Test
-    fun `rows, columns, groupBy and pivot show their DataFrame form`() {
+    fun `rows, columns, groupBy, pivot and format show their DataFrame form`() {
         dataFrame
         val row = data("df[1]")
         assertEquals("{ name:Bob, age:20, city:Oslo }", row.getValue("text/plain"))
@@ -142,7 +142,10 @@ class LibraryRenderingTest {
         assertEquals(text("df.pivot(\"city\").frames().toDataFrame().toString().trimEnd()"), pivot.getValue("text/plain"))
         val counted = data("df.groupBy(\"city\").pivot(\"name\").count()")
         assertTrue("city" in counted.getValue("text/plain") && "Alice:1" in counted.getValue("text/plain"), counted.getValue("text/plain"))
-        for (bundle in listOf(row, column, grouped, pivot, counted)) assertOffline(bundle.getValue("text/html"))
+        val formatted = data("df.format(\"age\").with { background(red) }")
+        assertEquals(text("df.toString().trimEnd()"), formatted.getValue("text/plain"))
+        assertTrue("background-color:#ff0000" in formatted.getValue("text/html"), formatted.getValue("text/html"))
+        for (bundle in listOf(row, column, grouped, pivot, counted, formatted)) assertOffline(bundle.getValue("text/html"))
     }
 
     @Test
@@ -161,7 +164,7 @@ class LibraryRenderingTest {
         val html = bundle.getValue("text/html")
         val image = Regex("""^<img src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)" width="600" height="400" alt="([^"]*)">$""")
             .matchEntire(html) ?: fail(html.take(300))
-        assertEquals(svg, String(Base64.getDecoder().decode(image.groupValues[1])))
+        assertEquals(svg, String(Base64.getDecoder().decode(image.groupValues[1]), Charsets.UTF_8))
         assertEquals(bundle.getValue("text/plain").replace("\"", "&quot;"), image.groupValues[2])
         for (output in listOf(svg, html)) {
             assertOffline(output)

@@ -37,7 +37,7 @@ internal object DataFrames : LibraryRenderer {
     private class Form(val type: String, val frame: LibraryCalls.(Any) -> Any?)
 
     private val forms: List<Form> = listOf(
-        Form(FORMATTED) { member(FORMATTED, it, "getDf\$core") }, // kept internal by the library; its HTML is its own
+        Form(FORMATTED) { formatted(it) },
         Form(DATA_ROW) { static(CONVERSIONS, "toDataFrame", listOf(DATA_ROW), it) },
         Form("$PACKAGE.columns.ColumnGroup") { static(CONVERSIONS, "asDataFrame", listOf("$PACKAGE.columns.ColumnGroup"), it) },
         Form(DATA_FRAME) { it },
@@ -50,6 +50,13 @@ internal object DataFrames : LibraryRenderer {
         Form("$API.ReducedPivotGroupBy") { pivotGroupBy(member("$API.ReducedPivotGroupBy", it, "getPivot")) },
         Form("$API.Split") { static("$API.SplitKt", "toDataFrame", listOf("$API.Split"), it) },
     )
+
+    /** The frame a `format` applies to, for its text (its HTML is its own); null if the library renamed what it keeps internal. */
+    private fun LibraryCalls.formatted(value: Any): Any? = try {
+        member(FORMATTED, value, "getDf\$core")
+    } catch (_: NoSuchMethodException) {
+        null
+    }
 
     private fun LibraryCalls.groupBy(value: Any?): Any? = member(
         "$API.GroupBy",
@@ -70,7 +77,7 @@ internal object DataFrames : LibraryRenderer {
     override fun render(value: Any, type: Class<*>): MimeBundle {
         val calls = LibraryCalls(type.classLoader)
         val form = forms.first { it.type == type.name }
-        val frame = form.frame(calls, value).required()
+        val frame = form.frame(calls, value)
         val html = if (form.type == FORMATTED) {
             val configuration = calls.member("$DISPLAY_CONFIGURATION\$Companion", calls.companion(DISPLAY_CONFIGURATION), "getDEFAULT")
             calls.member(FORMATTED, value, "toStandaloneHTML", listOf(DISPLAY_CONFIGURATION), configuration)
@@ -87,7 +94,7 @@ internal object DataFrames : LibraryRenderer {
                     "int",
                     "java.lang.Object",
                 ),
-                frame,
+                frame.required(),
                 null,
                 null,
                 null,
@@ -95,7 +102,7 @@ internal object DataFrames : LibraryRenderer {
                 null,
             )
         }.required()
-        val text = if (form.type == DATA_ROW) value.toString() else text(calls, frame)
+        val text = if (form.type == DATA_ROW || frame == null) value.toString() else text(calls, frame)
         return MimeBundle(linkedMapOf(MimeBundle.PLAIN to text, "text/html" to html(calls, html)))
     }
 
