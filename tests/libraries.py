@@ -17,7 +17,11 @@ REPOSITORY = ROOT / "build" / "libraries-m2"
 #: Pinned to the versions the registry here serves (a version-less resolution would pick a newer one later).
 KTOR_CLIENT = "io.ktor:ktor-client-cio:3.6.1"  # a multiplatform root, which needs kotlinx-coroutines 1.11
 DATETIME = "org.jetbrains.kotlinx:kotlinx-datetime:0.8.0"  # a multiplatform root with a metadata-only jar
-LIBRARIES = (KTOR_CLIENT, DATETIME)
+#: the whole DataFrame (core + its readers), as users write it; its tables render as HTML (issue 29)
+DATAFRAME = "org.jetbrains.kotlinx:dataframe:0.15.0"
+#: lets-plot's Kotlin API, whose figures render as SVG (plot-stem is transitive); 4.5.0 is the newest served here
+LETS_PLOT = "org.jetbrains.lets-plot:lets-plot-kotlin-jvm:4.5.0"
+LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT)
 
 _STAMP = REPOSITORY / ".fetched"
 

@@ -1,5 +1,6 @@
 package org.kotlinllm.script.internal.routing
 
+import org.kotlinllm.script.internal.libraries.LibraryRenderers
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.DisplaySink
 import org.kotlinllm.script.runtime.Image
@@ -65,8 +66,9 @@ internal class SessionDisplay(
 
     /**
      * The bundle of [value]: a display value's own; else that of what the first matching renderer returns (repeated,
-     * at most [MAX_STEPS] times); a JetBrains `Renderable`'s rendering; a `BufferedImage` as PNG; else its
-     * `toString()`. Its `text/plain` is the value's `toString()` unless the value's rendering gave one itself.
+     * at most [MAX_STEPS] times); a JetBrains `Renderable`'s rendering; a library value the engine knows (a DataFrame,
+     * a lets-plot figure: [LibraryRenderers]); a `BufferedImage` as PNG; else its `toString()`. Its `text/plain` is the
+     * value's `toString()` unless the value's rendering gave one itself.
      */
     fun bundleOf(value: Any?): MimeBundle {
         var current = value
@@ -100,6 +102,15 @@ internal class SessionDisplay(
             if (jetBrains != null) {
                 current = jetBrains
                 return@repeat
+            }
+            LibraryRenderers.find(shown)?.let { library ->
+                return try {
+                    library.render()
+                } catch (e: Throwable) {
+                    if (e is VirtualMachineError && e !is StackOverflowError) throw e
+                    notice("the built-in ${library.renderer.library} renderer threw ${SnippetNames.header(e)}; shown as text")
+                    plain(value, null)
+                }
             }
             if (shown is BufferedImage) return bufferedImage(shown)
             return plain(value, if (rendered) shown else null)
