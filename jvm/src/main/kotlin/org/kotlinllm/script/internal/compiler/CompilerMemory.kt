@@ -22,11 +22,7 @@ import org.jetbrains.kotlin.fir.declarations.FirDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirMemberDeclaration
 import org.jetbrains.kotlin.fir.declarations.annotationPlatformSupport
 import org.jetbrains.kotlin.fir.extensions.FirExtensionService
-import org.jetbrains.kotlin.fir.extensions.FirPredicateBasedProvider
-import org.jetbrains.kotlin.fir.extensions.FirRegisteredPluginAnnotations
 import org.jetbrains.kotlin.fir.extensions.extensionService
-import org.jetbrains.kotlin.fir.extensions.predicateBasedProvider
-import org.jetbrains.kotlin.fir.extensions.registeredPluginAnnotations
 import org.jetbrains.kotlin.fir.java.FirJavaElementFinder
 import org.jetbrains.kotlin.fir.java.FirJavaFacade
 import org.jetbrains.kotlin.fir.java.FirSyntheticPropertiesStorage
@@ -416,16 +412,20 @@ internal class CompilerMemory(private val state: K2ReplCompilationState) {
         /**
          * The components a kept session's instance of which is the same as every other's, with how to get it:
          * the annotation classes the compiler treats specially; the kinds of function types; the compiler plugins'
-         * extensions (the REPL's own among them), the index of declarations by the annotations they look for, and
-         * those annotations (a compilation asks them in the session it compiles, never in a kept one); the platform
-         * parts of two checkers (a kept session checks nothing); the members of `dynamic`, which JVM code has none of.
+         * extensions (the REPL's own among them); the platform parts of two checkers (a kept session checks
+         * nothing); the members of `dynamic`, which JVM code has none of.
+         *
+         * Not the index of declarations by the annotations plugins look for (FirPredicateBasedProvider), nor those
+         * annotations (FirRegisteredPluginAnnotations, which that index holds anyway): a later compilation asks
+         * whether an earlier snippet's declaration matches a plugin's predicate, and the provider of one session
+         * hands a declaration of another session to that session's provider. Shared, it handed the question to
+         * itself for ever (a StackOverflowError in FirPredicateBasedProviderImpl.matches at any use of an earlier
+         * snippet's class, with any compiler plugin on), and its index held the first kept session's declarations only.
          */
         private val SAME_IN_EVERY_SESSION: List<Pair<KClass<out FirSessionComponent>, (FirSession) -> FirSessionComponent>> = listOf(
             FirAnnotationsPlatformSpecificSupportComponent::class to { it.annotationPlatformSupport },
             FirFunctionTypeKindService::class to { it.functionTypeService },
             FirExtensionService::class to { it.extensionService },
-            FirPredicateBasedProvider::class to { it.predicateBasedProvider },
-            FirRegisteredPluginAnnotations::class to { it.registeredPluginAnnotations },
             FirInlineCheckerPlatformSpecificComponent::class to { it.inlineCheckerExtension },
             FirPrimaryConstructorSuperTypeCheckerPlatformComponent::class to { it.primaryConstructorSuperTypePlatformSupport },
             FirDynamicMembersStorage::class to { it.dynamicMembersStorage },
