@@ -183,45 +183,35 @@ internal object K2Internals {
     /** Sets the field [lookup] names in [receiver] to [value]; false when it is missing. */
     fun write(lookup: Lookup, receiver: Any, value: Any?): Boolean {
         val field = field(lookup, receiver.javaClass) ?: return false
-        return try {
+        return guarded(lookup, "cannot be set", false) {
             field.set(receiver, value)
             true
-        } catch (e: ReflectiveOperationException) {
-            miss(lookup, "cannot be set: $e")
-            false
-        } catch (e: RuntimeException) {
-            miss(lookup, "cannot be set: $e")
-            false
         }
     }
 
     @PublishedApi
     internal fun readField(lookup: Lookup, receiver: Any): Any? {
         val field = field(lookup, receiver.javaClass) ?: return null
-        return try {
-            field.get(receiver)
-        } catch (e: ReflectiveOperationException) {
-            miss(lookup, "cannot be read: $e")
-            null
-        } catch (e: RuntimeException) {
-            miss(lookup, "cannot be read: $e")
-            null
-        }
+        return guarded(lookup, "cannot be read", null) { field.get(receiver) }
     }
 
     @PublishedApi
     internal fun callMethod(lookup: Lookup, receiver: Any): Any? {
         val method = method(lookup, receiver.javaClass) ?: return null
-        return try {
-            method.invoke(receiver)
-        } catch (e: ReflectiveOperationException) {
-            miss(lookup, "cannot be called: $e")
-            null
-        } catch (e: RuntimeException) {
-            miss(lookup, "cannot be called: $e")
-            null
-        }
+        return guarded(lookup, "cannot be called", null) { method.invoke(receiver) }
     }
+
+    /** [action] on a member [lookup] found; a reflective failure of it is a miss of [lookup], and gives [fallback]. */
+    private inline fun <T> guarded(lookup: Lookup, failure: String, fallback: T, action: () -> T): T =
+        try {
+            action()
+        } catch (e: ReflectiveOperationException) {
+            miss(lookup, "$failure: $e")
+            fallback
+        } catch (e: RuntimeException) {
+            miss(lookup, "$failure: $e")
+            fallback
+        }
 
     /** The values of [receiver]'s instance reference fields (its class's and its superclasses'), walked for [lookup]. */
     fun fieldValues(lookup: Lookup, receiver: Any): List<Any> {
