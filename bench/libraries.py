@@ -12,7 +12,6 @@ it needs no network. It runs the cells below in order, each timed from its ``exe
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from kernels import OURS_KERNEL, SHUTDOWN_WAIT_SECONDS, KernelExecutor, await_io
 from measure import median
 
 sys.path.insert(0, str(REPO / "tests"))
-from libraries import DATAFRAME, LETS_PLOT, repository_url  # the tests' list of libraries
+from libraries import DATAFRAME, LETS_PLOT, library_kernel_arguments  # the tests' list of libraries
 
 #: (what the row says, the cell)
 CELLS = [
@@ -63,11 +62,7 @@ def _start(index: int, env: dict[str, str], work: Path) -> list[float]:
     local = work / f"local-repo-{index}"
     manager = KernelManager(kernel_name=OURS_KERNEL)
     manager.shutdown_wait_time = SHUTDOWN_WAIT_SECONDS
-    arguments = [
-        f"--KotlinKernel.local_repository={local}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
-    manager.start_kernel(env=env, extra_arguments=arguments)
+    manager.start_kernel(env=env, extra_arguments=library_kernel_arguments(local))
     client = manager.client()
     client.start_channels()
     try:

@@ -33,6 +33,13 @@ def repository_url() -> str:
     return REPOSITORY.as_uri() + "/"
 
 
+def library_kernel_arguments(local_repository: Path) -> list[str]:
+    """A kernel's settings that resolve from the fetched libraries only, into a local repository of its own."""
+    from kernel_client import repository_arguments
+
+    return repository_arguments(local_repository, [repository_url()])
+
+
 def fetch() -> None:
     """Resolves every library of :data:`LIBRARIES` from Maven Central into :data:`REPOSITORY`, unless it was done."""
     if _STAMP.is_file() and _STAMP.read_text(encoding="utf-8").split() == list(LIBRARIES):
