@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from kernel_client import execute
-from libraries import DATETIME, KTOR_CLIENT
+from libraries import DATETIME, KTOR_CLIENT, LETS_PLOT
 
 
 @pytest.fixture(scope="module")
@@ -78,15 +78,29 @@ def test_use_loads_libraries_by_name_with_their_default_imports(library_kernel: 
     assert later.result == "SATURDAY", later.error
 
 
-def test_use_of_an_unknown_library_is_a_located_error(library_kernel: object) -> None:
-    cell = execute(library_kernel, "%use coroutines, nosuchlib")
+def test_use_of_an_unknown_library_is_a_located_error_and_the_others_of_its_line_load(library_kernel: object) -> None:
+    version = LETS_PLOT.rsplit(":", 1)[1]
+    cell = execute(library_kernel, f"%use lets-plot({version}), nosuchlib\nval lost = 1")
     assert cell.status == "error"
     assert cell.error is not None
     number = cell.content["execution_count"]
-    assert cell.error["traceback"] == [
-        f"snippet{number}.kts:1:18: error: `%use nosuchlib`: unknown library 'nosuchlib'; this kernel's %use knows "
+    traceback = cell.error["traceback"]
+    assert traceback[:4] == [
+        f"snippet{number}.kts:1:24: error: `%use nosuchlib`: unknown library 'nosuchlib'; this kernel's %use knows "
         "dataframe, lets-plot, kandy, serialization, datetime, ktor-client, coroutines",
-        "  | %use coroutines, <error>nosuchlib</error>",
+        f"  | %use lets-plot({version}), <error>nosuchlib</error>",
         'hint: for another library write @file:DependsOn("group:artifact:version") with the Maven coordinates of its '
         "artifact",
+        "",
     ]
+    assert traceback[-2:] == [
+        f"snippet{number}.kts:1:6: warning: `%use lets-plot` loaded for the next cells; nothing else of this cell ran",
+        f"  | %use <error>lets-plot({version})</error>, nosuchlib",
+    ]
+    # between them only the resolution's notes (which jars the host or the session provide), all warnings
+    assert [line for line in traceback[4:-2] if line.startswith("snippet")] == [
+        line for line in traceback[4:-2] if line.startswith(f"snippet{number}.kts:1:6: warning: ")
+    ]
+    later = execute(library_kernel, "geomPoint(size = 2.0)::class.simpleName")
+    assert later.result == "geomPoint", later.error
+    assert execute(library_kernel, "lost").status == "error", "nothing else of the failed cell ran"

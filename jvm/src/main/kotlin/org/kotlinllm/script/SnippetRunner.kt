@@ -123,8 +123,12 @@ internal class SnippetRunner(
         val parsed = if (used == null) original else parser.parse(fileName, used.code)
         val shown = original.source // what diagnostics quote: the user's lines
         val magicNotes = used?.diagnostics.orEmpty()
-        val magics = magicNotes.filter { it.severity == Severity.ERROR } + NotebookMagics.diagnostics(parsed)
-        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, shown, magics))
+        val useErrors = magicNotes.filter { it.severity == Severity.ERROR }
+        val otherMagics = NotebookMagics.diagnostics(parsed)
+        if (useErrors.isNotEmpty() || otherMagics.isNotEmpty()) {
+            val loaded = if (used == null || otherMagics.isNotEmpty()) emptyList() else loadAlone(used, useErrors, shown)
+            return compilationError(DiagnosticRenderer.render(fileName, shown, useErrors + otherMagics + loaded))
+        }
         if (parsed.syntaxErrors.isNotEmpty()) {
             return compilationError(DiagnosticRenderer.render(fileName, shown, parsed.syntaxErrors))
         }
@@ -137,9 +141,11 @@ internal class SnippetRunner(
             return compilationError("$fileName: error: resolving the dependencies was cancelled")
         }
         val resolved = when (resolution) {
-            is DependencyResolution.Failed -> return compilationError(
-                DiagnosticRenderer.render(fileName, shown, resolution.diagnostics),
-            )
+            is DependencyResolution.Failed -> {
+                val errors = resolution.diagnostics.filter { it.severity == Severity.ERROR }
+                val loaded = if (used == null) emptyList() else loadAlone(used, errors, shown)
+                return compilationError(DiagnosticRenderer.render(fileName, shown, resolution.diagnostics + loaded))
+            }
             is DependencyResolution.Resolved -> resolution
             DependencyResolution.None -> null
         }
@@ -167,6 +173,37 @@ internal class SnippetRunner(
                 }
             }
         }
+    }
+
+    /**
+     * Loads the libraries of a failing snippet's `%use` lines that are not at one of its [errors], as a snippet that
+     * compiled would (their jars, versions and default imports stay for the later snippets), so that one unknown or
+     * unresolvable library of a line does not hold back the others; nothing else of the snippet runs. The notes to
+     * show with the errors: the versions chosen and what loaded.
+     */
+    private fun loadAlone(used: UseMagic.Used, errors: List<Diagnostic>, shown: SourceText): List<Diagnostic> {
+        val failed = errors.mapNotNull { it.range }.toSet()
+        val loadable = used.libraries.filter { it.range !in failed }
+        if (loadable.isEmpty()) return emptyList()
+        val declared = DeclaredAnnotations(loadable.flatMap { it.dependencies }, emptyList(), emptyList())
+        val resolution = try {
+            clock.waiting { dependencies.resolve(declared) }
+        } catch (_: InterruptedException) {
+            return emptyList()
+        }
+        val notes = when (resolution) {
+            is DependencyResolution.Failed -> return emptyList() // each failed with the others already, and said so
+            is DependencyResolution.Resolved -> {
+                resolution.commit()
+                compilerHost.addLibraries(resolution.classpath)
+                val ranges = loadable.flatMap { library -> library.dependencies.map { it.value to library.range } }.toMap()
+                versionNotes(resolution.resolvedVersions, shown, ranges) + resolution.warnings
+            }
+            DependencyResolution.None -> emptyList()
+        }
+        libraryImports += loadable.flatMap { it.imports }
+        val loaded = Diagnostic(Severity.WARNING, UseMagic.loadedAlone(loadable.map { it.name }), loadable.first().range)
+        return notes + loaded
     }
 
     /**

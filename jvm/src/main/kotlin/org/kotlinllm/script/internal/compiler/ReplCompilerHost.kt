@@ -191,6 +191,12 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     /** The compiler's project, for parsing snippets with the same PSI it uses. */
     val project: Project get() = state.project
 
+    /** Puts the jars of libraries on the classpath of every later compilation and on the snippets' class loader. */
+    fun addLibraries(jars: List<File>) {
+        addedClasspath += jars
+        snippetLoader.add(emptyMap(), jars)
+    }
+
     /** Adds [entries] to the classpath of this and every later compilation. */
     fun addClasspath(entries: List<File>) {
         addedClasspath += entries
