@@ -1,4 +1,5 @@
-"""The first DataFrame table and the first lets-plot figure of a session, cell by cell (see bench/README.md).
+"""`%use dataframe`, the first DataFrame table and the first lets-plot figure of a session, cell by cell (see
+bench/README.md).
 
 ``python bench/libraries.py [--starts 3] [--out FILE]``
 
@@ -28,15 +29,17 @@ from measure import median
 sys.path.insert(0, str(REPO / "tests"))
 from libraries import DATAFRAME, LETS_PLOT, library_kernel_arguments  # the tests' list of libraries
 
+
+def _version(coordinates: str) -> str:
+    return coordinates.rsplit(":", 1)[1]
+
+
 #: (what the row says, the cell)
 CELLS = [
     ("`1 + 1` (the first cell)", "1 + 1"),
-    (
-        "`@file:DependsOn` of both + imports (resolution)",
-        f'@file:DependsOn("{DATAFRAME}", "{LETS_PLOT}")\n'
-        "import org.jetbrains.kotlinx.dataframe.api.*\n"
-        "import org.jetbrains.letsPlot.*\nimport org.jetbrains.letsPlot.geom.*",
-    ),
+    # as a DataFrame notebook opens: resolved from the artifacts on this machine, with the libraries' default imports
+    (f"`%use dataframe({_version(DATAFRAME)})`", f"%use dataframe({_version(DATAFRAME)})"),
+    (f"`%use lets-plot({_version(LETS_PLOT)})`", f"%use lets-plot({_version(LETS_PLOT)})"),
     (
         "`val df = dataFrameOf(…)` (no output)",
         'val df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20, "Charlie", 35)',
