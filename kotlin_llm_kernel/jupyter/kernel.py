@@ -452,6 +452,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
                 data["text/plain"] = budget.admit(text)
         if (notice := budget.notice()) and not silent:
             self._send_stream("stderr", notice)
+        meta["diagnostics"] = [diagnostic.as_json() for diagnostic in outcome.diagnostics]
         if isinstance(outcome, Error):
             meta["phase"] = outcome.phase
             return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)

@@ -46,7 +46,10 @@ class UseMagicTest {
                 "org.jetbrains.lets-plot",
                 "lets-plot-kotlin-jvm",
                 "4.5.0",
-                mapOf("org.jetbrains.letsPlot.Figures" to "package org.jetbrains.letsPlot; public class Figures { public static String v() { return \"plot\"; } }"),
+                mapOf(
+                    "org.jetbrains.letsPlot.Figures" to
+                        "package org.jetbrains.letsPlot; public class Figures { public static String v() { return \"plot\"; } }",
+                ),
             )
             metadata("org.jetbrains.lets-plot", "lets-plot-kotlin-jvm", listOf("4.5.0"))
             artifact(

@@ -13,6 +13,7 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMess
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import org.kotlinllm.script.internal.bytecode.SnippetBytecode
 import org.kotlinllm.script.internal.bytecode.ValueClassCalls
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
@@ -30,6 +31,7 @@ import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
 import kotlin.script.experimental.api.asSuccess
+import kotlin.script.experimental.api.compilerOptions
 import kotlin.script.experimental.api.defaultImports
 import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.repl
@@ -98,6 +100,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the engine's own inline functions (render<T>) are built for 17, the lowest JDK it runs on
             jvmTarget("17")
         }
+        compilerOptions(CompilerDiagnostics.OPTION)
         defaultImports(
             "kotlinx.coroutines.*",
             // as in Kotlin notebooks: sqrt, max, pow, PI without an import (a snippet's own declarations win)

@@ -142,7 +142,9 @@ internal object UseMagic {
     }
 
     /** The note of the libraries of a failed snippet's `%use` lines that loaded all the same. */
-    fun loadedAlone(names: List<String>): String = "`%use ${names.joinToString(", ")}` loaded for the next cells; nothing else of this cell ran"
+    fun loadedAlone(
+        names: List<String>,
+    ): String = "`%use ${names.joinToString(", ")}` loaded for the next cells; nothing else of this cell ran"
 
     private fun unknown(name: String): String =
         "`%use $name`: unknown library '$name'; this kernel's %use knows ${libraries.keys.joinToString(", ")}"
