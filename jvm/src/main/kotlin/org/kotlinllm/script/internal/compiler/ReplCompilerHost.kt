@@ -30,6 +30,7 @@ import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
 import kotlin.script.experimental.api.asSuccess
+import kotlin.script.experimental.api.compilerOptions
 import kotlin.script.experimental.api.defaultImports
 import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.repl
@@ -128,6 +129,8 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the session's declarations with their types, like the `:vars` of Kotlin notebooks
             "org.kotlinllm.script.runtime.vars",
         )
+        // the K2 REPL loads plugins only when it creates the session's compiler state (CompilerPlugins)
+        compilerOptions(CompilerPlugins.options())
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
     private val snippetLoader = SnippetClassLoader(hostClassLoader)
