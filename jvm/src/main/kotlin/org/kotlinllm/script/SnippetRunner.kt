@@ -13,6 +13,7 @@ import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.diagnostics.SourceText
 import org.kotlinllm.script.internal.bytecode.ValueClasses
 import org.kotlinllm.script.internal.compiler.Compilation
+import org.kotlinllm.script.internal.compiler.CompilerPlugins
 import org.kotlinllm.script.internal.compiler.Evaluation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.completion.Candidate
@@ -80,7 +81,7 @@ internal class SnippetRunner(
     private val insight = CodeInsight(compilerHost)
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
-    private val limitations = KnownLimitations()
+    private val limitations = KnownLimitations(serializationPlugin = CompilerPlugins.jars.any { "serialization" in it.name })
     private val shadowingImports = ShadowingImports()
 
     /** The default imports of the libraries that `%use` loaded: every later snippet has them. */
@@ -151,7 +152,11 @@ internal class SnippetRunner(
                 DiagnosticRenderer.render(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
             )
             is Compilation.Failed -> compilationError(
-                DiagnosticRenderer.render(fileName, shown, versionNotes + diagnostics(compilation.diagnostics, fileName)),
+                DiagnosticRenderer.render(
+                    fileName,
+                    shown,
+                    versionNotes + limitations.compilationFailed(diagnostics(compilation.diagnostics, fileName), shown),
+                ),
             )
             is Compilation.Compiled -> {
                 if (!beforeEvaluation()) {
