@@ -21,7 +21,9 @@ DATETIME = "org.jetbrains.kotlinx:kotlinx-datetime:0.8.0"  # a multiplatform roo
 DATAFRAME = "org.jetbrains.kotlinx:dataframe:0.15.0"
 #: lets-plot's Kotlin API, whose figures render as SVG (plot-stem is transitive); 4.5.0 is the newest served here
 LETS_PLOT = "org.jetbrains.lets-plot:lets-plot-kotlin-jvm:4.5.0"
-LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT)
+#: kotlinx.serialization's JSON runtime, for @Serializable classes (the compiler plugin comes with the kernel)
+SERIALIZATION_JSON = "org.jetbrains.kotlinx:kotlinx-serialization-json:1.13.0"
+LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT, SERIALIZATION_JSON)
 
 _STAMP = REPOSITORY / ".fetched"
 
