@@ -14,6 +14,7 @@ import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.diagnostics.SourceText
 import org.kotlinllm.script.internal.bytecode.ValueClasses
 import org.kotlinllm.script.internal.compiler.Compilation
+import org.kotlinllm.script.internal.compiler.CompilerPlugins
 import org.kotlinllm.script.internal.compiler.Evaluation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.completion.Candidate
@@ -86,7 +87,7 @@ internal class SnippetRunner(
     private val insight = CodeInsight(compilerHost)
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
-    private val limitations = KnownLimitations()
+    private val limitations = KnownLimitations(serializationPlugin = CompilerPlugins.jars.any { "serialization" in it.name })
     private val shadowingImports = ShadowingImports()
     private val hints = DiagnosticHints(
         hostJars = HostKotlinJars.of(hostClassLoader),
@@ -171,7 +172,7 @@ internal class SnippetRunner(
             is Compilation.Crashed -> compilationError(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed))
             is Compilation.Failed -> {
                 val errors = hints.enrich(parsed, diagnostics(compilation.diagnostics, fileName))
-                compilationError(fileName, shown, versionNotes + errors)
+                compilationError(fileName, shown, versionNotes + limitations.compilationFailed(errors, shown))
             }
             is Compilation.Compiled -> {
                 if (!beforeEvaluation()) {

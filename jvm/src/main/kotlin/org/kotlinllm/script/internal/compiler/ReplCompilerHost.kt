@@ -100,7 +100,6 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the engine's own inline functions (render<T>) are built for 17, the lowest JDK it runs on
             jvmTarget("17")
         }
-        compilerOptions(CompilerDiagnostics.OPTION)
         defaultImports(
             "kotlinx.coroutines.*",
             // as in Kotlin notebooks: sqrt, max, pow, PI without an import (a snippet's own declarations win)
@@ -131,6 +130,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the session's declarations with their types, like the `:vars` of Kotlin notebooks
             "org.kotlinllm.script.runtime.vars",
         )
+        // the names of diagnostics (CompilerDiagnostics); plugins, which the K2 REPL loads only when it creates the
+        // session's compiler state (CompilerPlugins)
+        compilerOptions(listOf(CompilerDiagnostics.OPTION) + CompilerPlugins.options())
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
     private val snippetLoader = SnippetClassLoader(hostClassLoader)
