@@ -24,15 +24,17 @@ class KnownLibrariesTest {
             ?: fail("the system property kotlinllm.test.libraries is not set (jvm/pom.xml sets it)"),
     )
 
-    /** The version of [coordinates] the setup fetched. */
+    /** The newest version of [coordinates] the setup fetched (another library may have brought an older one too). */
     private fun fetchedVersion(coordinates: String): String {
         val (group, artifact) = coordinates.split(':')
         val folder = libraries.resolve(group.replace('.', '/')).resolve(artifact)
         val versions = if (folder.isDirectory()) folder.listDirectoryEntries().filter { it.isDirectory() }.map { it.name } else emptyList()
-        return versions.singleOrNull()
-            ?: fail(
-                "$coordinates: one version of it must be in $libraries (add it to tests/libraries.py and run scripts/setup.sh), found $versions",
-            )
+        return versions.maxWithOrNull(compareBy(newer) { version -> version.split('.', '-').map { it.toIntOrNull() ?: 0 } })
+            ?: fail("$coordinates is not in $libraries: add it to tests/libraries.py and run scripts/setup.sh")
+    }
+
+    private val newer = Comparator<List<Int>> { a, b ->
+        a.zip(b).map { (x, y) -> x.compareTo(y) }.firstOrNull { it != 0 } ?: a.size.compareTo(b.size)
     }
 
     @Test
