@@ -247,10 +247,11 @@ internal class SnippetRunner(
 
     /**
      * [reported] with kotlinc's own words where the default import `kotlinx.coroutines.*` changed them: calling what
-     * is no function (`s.length()`, `n()`) makes the compiler try the coroutines' `CoroutineDispatcher.invoke` and
-     * report its inapplicable candidate and an uninferred `T` instead of "cannot be invoked as a function". Those
-     * errors are replaced by that message where the snippet, compiled again without the import (failing again, leaving
-     * nothing), reports it at the same places.
+     * is no function (`s.length()`) makes the compiler try the coroutines' `CoroutineDispatcher.invoke`, a missing
+     * `plus` their `CoroutineScope.plus`, and report that inapplicable candidate (and an uninferred `T`) instead of
+     * "cannot be invoked as a function" or the unresolved member, which the hints then explain. Those errors are
+     * replaced by kotlinc's where the snippet, compiled again without the import (failing again, leaving nothing),
+     * reports them at the same places.
      */
     private fun withoutCoroutinesInvoke(
         reported: List<Diagnostic>,
@@ -259,16 +260,20 @@ internal class SnippetRunner(
         classpath: List<File>,
         libraries: Collection<String>,
     ): List<Diagnostic> {
-        val noisy = reported.filter { it.name == WRONG_RECEIVER && COROUTINES_INVOKE in it.message }.mapNotNull { it.range }.toSet()
+        val noisy = reported.filter { diagnostic -> diagnostic.name == WRONG_RECEIVER && COROUTINES.any { it in diagnostic.message } }
+            .mapNotNull { it.range }.toSet()
         if (noisy.isEmpty()) return reported
         val imports = shadowingImports.imports(parsed) + libraries
         val rewrite = SnippetRewrite(parsed.source, InternalModifiers.insertions(parsed))
         val again = compile(rewrite, fileName, classpath, imports, withoutImports = listOf(COROUTINES_IMPORT))
         if (again is Compilation.Compiled) compilerHost.discard(again)
         if (again !is Compilation.Failed) return reported
-        // only kotlinc's "cannot be invoked as a function": the REPL reports a property of the same snippet called so
-        // (`val n = 5; n()`) as unresolved, which would mislead more than the noise
-        val plain = diagnostics(again.diagnostics, fileName).filter { it.range in noisy && it.name == FUNCTION_EXPECTED }
+        // "cannot be invoked as a function", or a member that is not there; not an unresolved name without a receiver:
+        // the REPL reports a property of the same snippet called as a function (`val n = 5; n()`) so, which would
+        // mislead more than the noise
+        val plain = diagnostics(again.diagnostics, fileName).filter {
+            it.range in noisy && (it.name == FUNCTION_EXPECTED || it.name == UNRESOLVED && ON_RECEIVER in it.message)
+        }
         if (plain.isEmpty()) return reported
         val first = reported.indexOfFirst { it.range in noisy }
         val kept = reported.filterNot { it.severity == Severity.ERROR && it.range in noisy }
@@ -406,7 +411,11 @@ internal class SnippetRunner(
 
         const val WRONG_RECEIVER = "UNRESOLVED_REFERENCE_WRONG_RECEIVER"
         const val FUNCTION_EXPECTED = "FUNCTION_EXPECTED"
-        const val COROUTINES_INVOKE = "CoroutineDispatcher.invoke"
+        const val UNRESOLVED = "UNRESOLVED_REFERENCE"
+        const val ON_RECEIVER = "on receiver of type"
+
+        /** kotlinx.coroutines' extensions that the compiler offers for a missing call or `plus`, as its candidates name them. */
+        val COROUTINES = listOf("CoroutineDispatcher.invoke(", "CoroutineScope.plus(")
         const val COROUTINES_IMPORT = "kotlinx.coroutines.*"
 
         /** How long a hint waits for the compiler's lock (held by a completion) before going without names. */
