@@ -272,7 +272,7 @@ internal class SnippetRunner(
         // the REPL reports a property of the same snippet called as a function (`val n = 5; n()`) so, which would
         // mislead more than the noise
         val plain = diagnostics(again.diagnostics, fileName).filter {
-            it.range in noisy && (it.name == FUNCTION_EXPECTED || it.name == UNRESOLVED && ON_RECEIVER in it.message)
+            it.range in noisy && (it.name == FUNCTION_EXPECTED || (it.name == UNRESOLVED && ON_RECEIVER in it.message))
         }
         if (plain.isEmpty()) return reported
         val first = reported.indexOfFirst { it.range in noisy }

@@ -112,12 +112,14 @@ class HintsTest {
     @Test
     fun `calling a property as a function gets kotlinc's message, not the default-imported coroutines' invoke`() {
         assertEquals(
-            "snippetN.kts:2:3: error: Expression 'length' of type 'Int' cannot be invoked as a function. Function 'invoke()' is not found.\n" +
+            "snippetN.kts:2:3: error: Expression 'length' of type 'Int' cannot be invoked as a function. " +
+                "Function 'invoke()' is not found.\n" +
                 "  | s.<error>length</error>()",
             error("val s = \"abc\"\ns.length()"),
         )
         assertEquals(
-            "snippetN.kts:1:33: error: Expression 'size' of type 'Int' cannot be invoked as a function. Function 'invoke()' is not found.\n" +
+            "snippetN.kts:1:33: error: Expression 'size' of type 'Int' cannot be invoked as a function. " +
+                "Function 'invoke()' is not found.\n" +
                 "  | val arr = arrayOf(1, 2, 3); arr.<error>size</error>()",
             error("val arr = arrayOf(1, 2, 3); arr.size()"),
         )
