@@ -1,6 +1,7 @@
 package org.kotlinllm.script.internal.compiler.hints
 
 import java.io.File
+import java.io.InputStream
 import java.net.URI
 import java.nio.file.FileSystems
 import java.nio.file.Files
@@ -38,19 +39,30 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
 
     companion object {
         /** Whether [importable] is a function or a public class, read from its class file (loading no class). */
-        fun isPublic(importable: Importable): Boolean {
-            if (importable.function) return true
-            val path = importable.fqName.replace('.', '/') + CLASS
+        fun isPublic(importable: Importable): Boolean = importable.function || readClass(importable, "", ClassFiles::isPublic) == true
+
+        /**
+         * Whether the class [importable] has a member [name] that code reaches through the class's name: a static
+         * method (Java's `Instant.now()`) or a method of its companion object.
+         */
+        fun hasStaticMember(importable: Importable, name: String): Boolean {
+            if (importable.function) return false
+            val static = readClass(importable, "") { input -> ClassFiles.methods(input).any { it.static && it.name == name } }
+            val companion = readClass(importable, COMPANION) { input -> ClassFiles.methods(input).any { it.name == name } }
+            return static == true || companion == true
+        }
+
+        /** What [read] gives of the class file of [importable]'s class, or of its nested class [suffix]; null without one. */
+        private fun <T> readClass(importable: Importable, suffix: String, read: (InputStream) -> T): T? {
+            val path = importable.fqName.replace('.', '/') + suffix + CLASS
             return runCatching {
                 if (importable.origin == Origin.JDK) {
                     val jrt = FileSystems.getFileSystem(URI.create("jrt:/"))
-                    Files.newInputStream(jrt.getPath("modules", importable.container, path)).use(ClassFiles::isPublic)
+                    Files.newInputStream(jrt.getPath("modules", importable.container, path)).use(read)
                 } else {
-                    ZipFile(importable.container).use { zip ->
-                        zip.getEntry(path)?.let { zip.getInputStream(it).use(ClassFiles::isPublic) }
-                    }
+                    ZipFile(importable.container).use { zip -> zip.getEntry(path)?.let { zip.getInputStream(it).use(read) } }
                 }
-            }.getOrNull() == true
+            }.getOrNull()
         }
 
         private val jars = ConcurrentHashMap<String, ClasspathIndex>()
@@ -98,13 +110,23 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
                                 Importable("$packageName.$simple", false, null, origin, jar.absolutePath)
                         }
                     }
-                    if (!isFacade(file.removeSuffix(CLASS))) continue
-                    val methods = runCatching { zip.getInputStream(entry).use(ClassFiles::staticMethods) }.getOrDefault(emptyList())
+                    val simple = file.removeSuffix(CLASS)
+                    // a facade's functions and properties are its static methods; a companion's extensions (`Int.seconds`
+                    // of `Duration.Companion`) are its methods with a receiver, imported by the companion's path
+                    val owner = when {
+                        isFacade(simple) -> packageName
+                        simple.endsWith(COMPANION) && '$' !in simple.removeSuffix(COMPANION) ->
+                            "$packageName.${simple.removeSuffix(COMPANION)}.Companion"
+                        else -> continue
+                    }
+                    val methods = runCatching { zip.getInputStream(entry).use(ClassFiles::methods) }.getOrDefault(emptyList())
                     for (method in methods) {
+                        if (method.static != (owner == packageName)) continue
                         val name = kotlinName(method.name) ?: continue
-                        val list = names.getOrPut(name) { mutableListOf() }
-                        val fqName = "$packageName.$name"
                         val first = firstParameter(method.descriptor)
+                        if (owner != packageName && first == null) continue
+                        val list = names.getOrPut(name) { mutableListOf() }
+                        val fqName = "$owner.$name"
                         if (list.none { it.fqName == fqName && it.firstParameter == first }) {
                             list += Importable(fqName, true, first, origin, jar.absolutePath)
                         }
@@ -135,12 +157,14 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
             return name.ifEmpty { null }
         }
 
-        /** The class of a method descriptor's first parameter (`java.nio.file.Path`), or null for none or a primitive. */
+        /**
+         * The class of a method descriptor's first parameter (`java.nio.file.Path`), a primitive by its Kotlin name
+         * (`Int`); null for none or an array.
+         */
         private fun firstParameter(descriptor: String): String? {
-            var i = 1
-            while (i < descriptor.length && descriptor[i] == '[') i++
-            if (i >= descriptor.length || descriptor[i] != 'L' || descriptor[1] == '[') return null
-            return descriptor.substring(i + 1, descriptor.indexOf(';', i)).replace('/', '.')
+            if (descriptor.length < 2 || descriptor[1] == ')' || descriptor[1] == '[') return null
+            if (descriptor[1] != 'L') return PRIMITIVES[descriptor[1]]
+            return descriptor.substring(2, descriptor.indexOf(';')).replace('/', '.')
         }
 
         /** Packages no hint names: the JDK's internals and any library's `internal` or `impl` packages. */
@@ -149,5 +173,16 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
                 ".internal" in packageName || ".impl" in packageName
 
         private const val CLASS = ".class"
+        private const val COMPANION = "\$Companion"
+        private val PRIMITIVES = mapOf(
+            'I' to "Int",
+            'J' to "Long",
+            'D' to "Double",
+            'F' to "Float",
+            'Z' to "Boolean",
+            'S' to "Short",
+            'B' to "Byte",
+            'C' to "Char",
+        )
     }
 }

@@ -51,7 +51,7 @@ internal class DiagnosticHints(
         PsiTreeUtil.getParentOfType(reference, KtImportDirective::class.java)?.let { return importFixes(it, reference) }
         val place = Place.of(reference)
         val receiver = RECEIVER.find(diagnostic.message)?.groupValues?.get(1)?.let(::simpleType)
-        val imports = imports(name, place, receiver)
+        val imports = imports(name, place, receiver, memberAfter(reference))
         if (imports.isNotEmpty()) return Fixes(imports = imports)
         if (place != Place.MEMBER) {
             KnownLibraries.forName(name)?.let { (library, import) ->
@@ -78,19 +78,37 @@ internal class DiagnosticHints(
         return Fixes(dependency = library.coordinates)
     }
 
-    /** The imports that would resolve [name] at [place], best first. */
-    private fun imports(name: String, place: Place, receiver: String?): List<String> {
+    /**
+     * The imports that would resolve [name] at [place], best first; a class with the [member] used after its name
+     * (`Instant.now()`) before one without.
+     */
+    private fun imports(name: String, place: Place, receiver: String?, member: String?): List<String> {
         val indexes = dependencyJars().map { ClasspathIndex.of(it, Origin.DEPENDENCY) } +
             hostJars.map { ClasspathIndex.of(it, Origin.KOTLIN) } + ClasspathIndex.jdk
-        return indexes.asSequence()
-            .flatMap { it.find(name) }
-            .filter { place.accepts(it, receiver) }
-            .filter { ClasspathIndex.isPublic(it) }
-            .sortedWith(compareBy({ it.origin }, { packageRank(it.packageName) }, { receiver != null && it.firstParameter == OBJECT }))
+        val candidates = indexes.flatMap { it.find(name) }.filter { place.accepts(it, receiver) && ClasspathIndex.isPublic(it) }
+        val withMember = if (member == null) emptySet() else candidates.filter { ClasspathIndex.hasStaticMember(it, member) }.toSet()
+        return candidates.asSequence()
+            .sortedWith(
+                compareBy(
+                    { member != null && it !in withMember },
+                    { it.origin },
+                    { packageRank(it.packageName) },
+                    { receiver != null && it.firstParameter == OBJECT },
+                ),
+            )
             .map { it.fqName }
             .distinct()
             .take(MOST_IMPORTS)
             .toList()
+    }
+
+    /** The name used after [reference] when it is the receiver of a call or property (`now` of `Instant.now()`). */
+    private fun memberAfter(reference: KtSimpleNameExpression): String? {
+        val qualified = reference.parent as? KtQualifiedExpression ?: return null
+        if (qualified.receiverExpression != reference) return null
+        val selector = qualified.selectorExpression
+        val callee = (selector as? KtCallExpression)?.calleeExpression ?: selector
+        return (callee as? KtSimpleNameExpression)?.getReferencedName()
     }
 
     /** Where an unresolved name stands, which decides what kind of declaration an import of it must bring. */

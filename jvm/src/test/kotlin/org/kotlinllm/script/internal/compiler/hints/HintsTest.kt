@@ -72,6 +72,28 @@ class HintsTest {
     }
 
     @Test
+    fun `inline-only functions, a companion's extensions and a class with the member used get their imports`() {
+        assertEquals(
+            "snippetN.kts:2:14: error: Unresolved reference 'exists' on receiver of type 'Path'.\n" +
+                "  | Path(\"/tmp\").<error>exists</error>()\nhint: import kotlin.io.path.exists",
+            error("import kotlin.io.path.Path\nPath(\"/tmp\").exists()"),
+        )
+        assertEquals(
+            "snippetN.kts:1:11: error: Unresolved reference 'minutes'.\n  | val d = 2.<error>minutes</error>\n" +
+                "hint: import kotlin.time.Duration.Companion.minutes",
+            error("val d = 2.minutes"),
+        )
+        assertEquals(120L, value("import kotlin.time.Duration.Companion.minutes\n2.minutes.inWholeSeconds"))
+        // java.time.Instant has a static now(); kotlin.time.Instant's Companion.now() is deprecated as an error
+        assertEquals(
+            "snippetN.kts:1:11: error: Unresolved reference 'Instant'.\n  | val now = <error>Instant</error>.now()\n" +
+                "hint: import one of java.time.Instant, kotlin.time.Instant",
+            error("val now = Instant.now()"),
+        )
+        assertEquals(true, value("import java.time.Instant\nInstant.now().epochSecond > 0"))
+    }
+
+    @Test
     fun `a misspelt name gets the names it most likely meant, from the standard library, a receiver and earlier snippets`() {
         assertEquals(
             "snippetN.kts:1:1: error: Unresolved reference 'printn'.\n  | <error>printn</error>(\"a\")\n" +
