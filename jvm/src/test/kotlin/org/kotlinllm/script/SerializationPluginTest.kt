@@ -25,16 +25,7 @@ import kotlin.test.fail
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class SerializationPluginTest {
 
-    private val libraries: Path = run {
-        val property =
-            System.getProperty("kotlinllm.test.libraries")
-                ?: fail("the system property kotlinllm.test.libraries is not set (jvm/pom.xml sets it)")
-        val repository = Path.of(property)
-        if (!repository.resolve(JSON_JAR).isRegularFile()) {
-            fail("the test libraries are missing ($JSON_JAR in $repository): run scripts/setup.sh, which fetches them once")
-        }
-        repository
-    }
+    private val libraries: Path = testLibraries(JSON_JAR)
     private val localRepository = Files.createTempDirectory("serialization-plugin")
     private val session = ScriptSession(
         configuration = SessionConfiguration(localRepository = localRepository, defaultRepositories = listOf(libraries.toUri().toString())),

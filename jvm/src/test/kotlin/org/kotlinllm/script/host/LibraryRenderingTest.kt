@@ -8,6 +8,7 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import org.junit.jupiter.api.Timeout
 import org.kotlinllm.script.assertValue
+import org.kotlinllm.script.testLibraries
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.Base64
@@ -28,18 +29,7 @@ import kotlin.test.fail
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class LibraryRenderingTest {
 
-    private val libraries: Path = run {
-        val property =
-            System.getProperty("kotlinllm.test.libraries")
-                ?: fail("the system property kotlinllm.test.libraries is not set (jvm/pom.xml sets it)")
-        val repository = Path.of(property)
-        for (jar in JARS) {
-            if (!repository.resolve(jar).isRegularFile()) {
-                fail("the test libraries are missing ($jar in $repository): run scripts/setup.sh, which fetches them once")
-            }
-        }
-        repository
-    }
+    private val libraries: Path = testLibraries(*JARS.toTypedArray())
     private val localRepository = Files.createTempDirectory("library-rendering")
     private val session = HostSession.create(
         emptyMap(),

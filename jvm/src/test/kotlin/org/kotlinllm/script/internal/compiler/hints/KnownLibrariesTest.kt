@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout
 import org.kotlinllm.script.ScriptSession
 import org.kotlinllm.script.SessionConfiguration
 import org.kotlinllm.script.assertValue
+import org.kotlinllm.script.testLibraries
 import java.nio.file.Files
 import java.nio.file.Path
 import kotlin.io.path.isDirectory
@@ -19,10 +20,7 @@ import kotlin.test.fail
  */
 class KnownLibrariesTest {
 
-    private val libraries: Path = Path.of(
-        System.getProperty("kotlinllm.test.libraries")
-            ?: fail("the system property kotlinllm.test.libraries is not set (jvm/pom.xml sets it)"),
-    )
+    private val libraries: Path = testLibraries()
 
     /** The newest version of [coordinates] the setup fetched (another library may have brought an older one too). */
     private fun fetchedVersion(coordinates: String): String {
