@@ -11,7 +11,8 @@ import queue
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,27 @@ def await_iopub(client: BlockingKernelClient, executor: KernelExecutor, msg_id: 
             raise CellTimeout("iopub did not connect within the start timeout")
         msg_id = client.kernel_info()
         executor.shell_reply(msg_id, deadline, "kernel_info_reply")
+
+
+@contextmanager
+def ready_kernel(env: Mapping[str, str], arguments: list[str], timeout: float) -> Iterator[KernelExecutor]:
+    """A fresh ``kotlin-llm`` kernel started with ``arguments``, its ``kernel_info`` answered and its iopub idle,
+    as an executor of cells; shut down on leaving."""
+    manager = KernelManager(kernel_name=OURS_KERNEL)
+    manager.shutdown_wait_time = SHUTDOWN_WAIT_SECONDS
+    manager.start_kernel(env=dict(env), extra_arguments=arguments)
+    client = manager.client()
+    client.start_channels()
+    try:
+        executor = KernelExecutor(client, manager.is_alive)
+        deadline = time.monotonic() + timeout
+        msg_id = client.kernel_info()
+        executor.shell_reply(msg_id, deadline, "kernel_info_reply")
+        await_iopub(client, executor, msg_id, deadline)
+        yield executor
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)
 
 
 def kernel_info_fields(content: Mapping[str, Any]) -> dict[str, str]:

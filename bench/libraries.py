@@ -16,14 +16,11 @@ import argparse
 import shlex
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-from jupyter_client.manager import KernelManager
 
 import environment
 from environment import REPO
-from kernels import OURS_KERNEL, SHUTDOWN_WAIT_SECONDS, KernelExecutor, await_iopub
+from kernels import ready_kernel
 from measure import median
 
 sys.path.insert(0, str(REPO / "tests"))
@@ -63,17 +60,7 @@ CELL_TIMEOUT = 300.0
 def _start(index: int, env: dict[str, str], work: Path) -> list[float]:
     """One fresh kernel: the seconds of each cell of :data:`CELLS`."""
     local = work / f"local-repo-{index}"
-    manager = KernelManager(kernel_name=OURS_KERNEL)
-    manager.shutdown_wait_time = SHUTDOWN_WAIT_SECONDS
-    manager.start_kernel(env=env, extra_arguments=library_kernel_arguments(local))
-    client = manager.client()
-    client.start_channels()
-    try:
-        executor = KernelExecutor(client, manager.is_alive)
-        deadline = time.monotonic() + START_TIMEOUT
-        msg_id = client.kernel_info()
-        executor.shell_reply(msg_id, deadline, "kernel_info_reply")
-        await_iopub(client, executor, msg_id, deadline)
+    with ready_kernel(env, library_kernel_arguments(local), START_TIMEOUT) as executor:
         seconds = []
         for label, code in CELLS:
             outcome = executor.execute(code, CELL_TIMEOUT)
@@ -81,9 +68,6 @@ def _start(index: int, env: dict[str, str], work: Path) -> list[float]:
                 raise RuntimeError(f"cell {label} failed: {(outcome.traceback or ['?'])[0]}")
             seconds.append(outcome.seconds)
         return seconds
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,11 +17,9 @@ import shlex
 import sys
 import time
 
-from jupyter_client.manager import KernelManager
-
 import environment
 from environment import REPO
-from kernels import OURS_KERNEL, SHUTDOWN_WAIT_SECONDS, KernelExecutor, await_iopub
+from kernels import ready_kernel
 from measure import median
 
 MODES = {"on": [], "off": ["-Dkotlinllm.compiler.plugins="]}
@@ -30,18 +28,9 @@ TIMEOUT = 180.0
 
 def _kernel(options: list[str], env: dict[str, str], cells: list[str]) -> tuple[float, list[float]]:
     """A fresh kernel running ``cells``: seconds from its start to the first cell's reply, and each cell's seconds."""
-    manager = KernelManager(kernel_name=OURS_KERNEL)
-    manager.shutdown_wait_time = SHUTDOWN_WAIT_SECONDS
     started = time.perf_counter()
-    manager.start_kernel(env=env, extra_arguments=[f"--KotlinKernel.jvm_options={json.dumps(options)}"])
-    client = manager.client()
-    client.start_channels()
-    try:
-        executor = KernelExecutor(client, manager.is_alive)
-        deadline = time.monotonic() + TIMEOUT
-        msg_id = client.kernel_info()
-        executor.shell_reply(msg_id, deadline, "kernel_info_reply")
-        await_iopub(client, executor, msg_id, deadline)
+    arguments = [f"--KotlinKernel.jvm_options={json.dumps(options)}"]
+    with ready_kernel(env, arguments, TIMEOUT) as executor:
         seconds = []
         first = 0.0
         for code in cells:
@@ -51,9 +40,6 @@ def _kernel(options: list[str], env: dict[str, str], cells: list[str]) -> tuple[
             first = first or time.perf_counter() - started
             seconds.append(outcome.seconds)
         return first, seconds
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=False)
 
 
 def main(argv: list[str] | None = None) -> int:
