@@ -35,11 +35,23 @@ internal class DiagnosticHints(
         val rooted = FollowOnErrors.group(parsed, diagnostics)
         var asked = 0
         return rooted.map { diagnostic ->
+            if (diagnostic.severity == Severity.ERROR && diagnostic.name == FUNCTION_EXPECTED) return@map propertyCalled(parsed, diagnostic)
             if (diagnostic.severity != Severity.ERROR || diagnostic.name !in UNRESOLVED || asked >= MOST_HINTED) return@map diagnostic
             asked++
             val fixes = runCatching { fixes(parsed, diagnostic) }.getOrDefault(Fixes.NONE)
             if (fixes.isEmpty) diagnostic else diagnostic.copy(fixes = fixes)
         }
+    }
+
+    /** A property called with empty parentheses, as Java's `length()` and `size()` are (`s.length()`): say to drop them. */
+    private fun propertyCalled(parsed: ParsedSnippet, diagnostic: Diagnostic): Diagnostic {
+        val range = diagnostic.range ?: return diagnostic
+        val start = parsed.source.offset(range.startLine, range.startColumn)
+        val reference = PsiTreeUtil.getParentOfType(parsed.file.findElementAt(start), KtSimpleNameExpression::class.java, false)
+        val call = (reference?.parent as? KtCallExpression)?.takeIf { it.calleeExpression == reference } ?: return diagnostic
+        if (call.valueArguments.isNotEmpty() || call.lambdaArguments.isNotEmpty()) return diagnostic
+        val name = reference.getReferencedName()
+        return diagnostic.copy(hint = "'$name' is a property: drop the parentheses")
     }
 
     private fun fixes(parsed: ParsedSnippet, diagnostic: Diagnostic): Fixes {
@@ -152,6 +164,7 @@ internal class DiagnosticHints(
 
     private companion object {
         val UNRESOLVED = setOf("UNRESOLVED_REFERENCE", "UNRESOLVED_IMPORT")
+        const val FUNCTION_EXPECTED = "FUNCTION_EXPECTED"
         val RECEIVER = Regex("""on receiver of type '([^']+)'""")
         const val OBJECT = "java.lang.Object"
         const val MOST_IMPORTS = 5

@@ -136,13 +136,15 @@ class HintsTest {
         assertEquals(
             "snippetN.kts:2:3: error: Expression 'length' of type 'Int' cannot be invoked as a function. " +
                 "Function 'invoke()' is not found.\n" +
-                "  | s.<error>length</error>()",
+                "  | s.<error>length</error>()\n" +
+                "hint: 'length' is a property: drop the parentheses",
             error("val s = \"abc\"\ns.length()"),
         )
         assertEquals(
             "snippetN.kts:1:33: error: Expression 'size' of type 'Int' cannot be invoked as a function. " +
                 "Function 'invoke()' is not found.\n" +
-                "  | val arr = arrayOf(1, 2, 3); arr.<error>size</error>()",
+                "  | val arr = arrayOf(1, 2, 3); arr.<error>size</error>()\n" +
+                "hint: 'size' is a property: drop the parentheses",
             error("val arr = arrayOf(1, 2, 3); arr.size()"),
         )
         assertEquals(3, value("val arr = arrayOf(1, 2, 3); arr.size"), "the failed snippets left nothing behind")
