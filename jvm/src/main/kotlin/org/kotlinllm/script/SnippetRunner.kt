@@ -36,6 +36,7 @@ import org.kotlinllm.script.internal.report.SnippetSources
 import org.kotlinllm.script.internal.report.StackTraceRenderer
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.StopGate
+import org.kotlinllm.script.internal.session.LibraryAccessors
 import org.kotlinllm.script.internal.session.SessionSymbols
 import java.io.File
 import java.nio.file.Files
@@ -82,6 +83,7 @@ internal class SnippetRunner(
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations()
     private val shadowingImports = ShadowingImports()
+    private val accessors = LibraryAccessors(compilerHost, symbols)
 
     /** The default imports of the libraries that `%use` loaded: every later snippet has them. */
     private val libraryImports = linkedSetOf<String>()
@@ -243,6 +245,8 @@ internal class SnippetRunner(
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
             compilerHost.releaseClassFiles(compiled)
+            // the next snippets see the column accessors of the frames this one declared or changed
+            if (evaluation !is Evaluation.Threw && snippetClass != null) accessors.after(fileName, parsed, snippetClass)
         }
         return when (evaluation) {
             is Evaluation.Returned -> SnippetRun(
