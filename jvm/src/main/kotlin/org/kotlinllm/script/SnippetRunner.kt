@@ -19,6 +19,7 @@ import org.kotlinllm.script.internal.compiler.completion.Candidate
 import org.kotlinllm.script.internal.compiler.completion.CodeInsight
 import org.kotlinllm.script.internal.compiler.completion.Inspected
 import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
+import org.kotlinllm.script.internal.compiler.source.FrameAssignments
 import org.kotlinllm.script.internal.compiler.source.InternalModifiers
 import org.kotlinllm.script.internal.compiler.source.NotebookMagics
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
@@ -89,7 +90,7 @@ internal class SnippetRunner(
     private val libraryImports = linkedSetOf<String>()
 
     /** Rewrites tried in turn when a snippet's first compilation fails. */
-    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions)
+    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions, FrameAssignments)
     private var classDirectories: File? = null
 
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */

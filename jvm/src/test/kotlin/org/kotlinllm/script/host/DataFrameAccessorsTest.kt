@@ -104,6 +104,9 @@ class DataFrameAccessorsTest {
         text("frame = frame.add(\"b\") { a * 10 }")
         assertEquals("[10, 20]", text("frame.b.toList()"))
         assertEquals("[1]", text("frame.filter { b < 15 }.a.toList()"))
+        // a frame of an unrelated schema, though the var's type is now the marker of the first one
+        text("frame = dataFrameOf(\"c\")(\"x\")")
+        assertEquals("[x]", text("frame.c.toList()"))
     }
 
     @Test
