@@ -41,12 +41,23 @@ internal class DataFrameAccessors {
     }
 
     /**
+     * Tells the generator of the marker interfaces [markers] that a hidden snippet declared: it knows the markers it
+     * wrote by their classes only (as the types of the properties it is given, which the engine does not pass), so
+     * that the next frames reuse them for an identical schema, extend them for a wider one, and name new ones anew.
+     */
+    fun declared(markers: List<Class<*>>) {
+        val generator = generator ?: return
+        val calls = calls ?: return
+        for (marker in markers) calls.member(GENERATOR, generator, "process", listOf("kotlin.reflect.KClass"), marker.kotlin)
+    }
+
+    /**
      * Forgets the markers [declarations] declare, which did not compile: the generator would otherwise reuse them for
      * the next frame of that schema, and that frame's conversion would name a type that does not exist.
      */
     fun forget(declarations: String) {
         val generator = generator ?: return
-        val names = INTERFACE.findAll(declarations).map { it.groupValues[1] }.toSet()
+        val names = markers(declarations)
         if (names.isEmpty()) return
         val field = generator.javaClass.getDeclaredField("generatedMarkers").apply { isAccessible = true }
         val markers = field.get(generator) as? MutableMap<*, *> ?: return
@@ -68,6 +79,9 @@ internal class DataFrameAccessors {
         private const val GENERATOR = "org.jetbrains.dataframe.impl.codeGen.ReplCodeGenerator"
         private const val K_PROPERTY = "kotlin.reflect.KProperty"
         private val CAST = Regex("""\.cast<([\w.]+)>\(\)$""")
+
+        /** The names of the marker interfaces [declarations] declares. */
+        fun markers(declarations: String): Set<String> = INTERFACE.findAll(declarations).map { it.groupValues[1] }.toSet()
         private val INTERFACE = Regex("""\binterface\s+(\w+)""")
 
         /** What the generated code names without qualifying it. */

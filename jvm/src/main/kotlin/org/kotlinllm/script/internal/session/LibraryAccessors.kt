@@ -81,17 +81,19 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
             mutable = previous.mutable
         }
         val frame = generated("`$name`") { frames.frame(value) } ?: return
-        if (frame.declarations.isEmpty() && frame.marker == marker) {
-            typed[name] = Typed(value, frame.marker, mutable)
+        // a marker the generator knows by its class is named as the JVM names it (`Snippet3_1._DataFrameType`)
+        val frameMarker = SnippetNames.clean(frame.marker)
+        if (frame.declarations.isEmpty() && frameMarker == marker) {
+            typed[name] = Typed(value, frameMarker, mutable)
             return
         }
         val id = ProvidedValues.register(mapOf(name to value))
         try {
             val handedOver = "(${ProvidedValues::class.qualifiedName}.get(${id}L, \"$name\") as $DATA_FRAME<*>)"
-            val statement = "${if (mutable) "var" else "val"} `$name` = ${frame.convert(handedOver)}"
+            val statement = "${if (mutable) "var" else "val"} `$name` = ${SnippetNames.clean(frame.convert(handedOver))}"
             val code = if (frame.declarations.isEmpty()) statement else "${SnippetNames.clean(frame.declarations)}\n$statement"
             when (val outcome = run(hidden.next(), code)) {
-                null -> typed[name] = Typed(value, frame.marker, mutable)
+                null -> typed[name] = Typed(value, frameMarker, mutable)
                 else -> {
                     frames.forget(frame.declarations)
                     report("`$name`", outcome)
@@ -127,7 +129,7 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
                     .firstOrNull { it.severity >= ScriptDiagnostic.Severity.ERROR }?.message?.let(SnippetNames::clean).orEmpty()
             is Compilation.Compiled -> when (val evaluation = compiler.evaluate(compilation)) {
                 is Evaluation.Returned, Evaluation.NoValue -> {
-                    compiler.lastEvaluatedClass()?.let { hiddenClass -> redeclared(code, hiddenClass) }
+                    compiler.lastEvaluatedClass()?.let { hiddenClass -> declared(code, hiddenClass) }
                     compiler.releaseClassFiles(compilation)
                     null
                 }
@@ -140,8 +142,17 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
         return failure
     }
 
-    private fun redeclared(code: String, hiddenClass: Class<*>) {
+    /** Records what the hidden snippet [code], evaluated as [hiddenClass], declared: a property again, markers. */
+    private fun declared(code: String, hiddenClass: Class<*>) {
         REDECLARATION.find(code)?.let { symbols.redeclared(it.groupValues[1], hiddenClass) }
+        val markers = DataFrameAccessors.markers(code).mapNotNull { name ->
+            try {
+                Class.forName("${hiddenClass.name}$$name", false, hiddenClass.classLoader)
+            } catch (_: ClassNotFoundException) {
+                null
+            }
+        }
+        generated("the markers ${markers.joinToString { it.simpleName }}") { frames.declared(markers) }
     }
 
     private fun report(subject: String, why: String) {
