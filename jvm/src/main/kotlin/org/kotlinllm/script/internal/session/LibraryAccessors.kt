@@ -42,7 +42,9 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
             schema(declaration.name, snippetClass, hidden)
         }
         val declared = parsed.declarations.filter { it.kind == DeclaredName.Kind.PROPERTY }.associateBy { it.name }
-        for (name in LinkedHashSet(declared.keys + typed.keys)) frame(name, declared[name], hidden)
+        // only a var that the snippet did not declare can hold another frame now
+        val reassignable = typed.filterValues { it.mutable }.keys
+        for (name in LinkedHashSet(declared.keys + reassignable)) frame(name, declared[name], hidden)
     }
 
     private fun schema(name: String, snippetClass: Class<*>, hidden: HiddenNames) {
