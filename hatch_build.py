@@ -6,6 +6,7 @@ Layout inside the package (``kotlin_llm_kernel/jars/``)::
     lib/*.jar                         its runtime dependencies
     resolver-lib/*.jar                the isolated dependency resolver, when the engine build produces one
     sources/*-sources.jar             sources whose KDoc inspection shows (the standard library's), not on the classpath
+    compiler-plugins/*.jar            compiler plugins every session compiles with (kotlinx.serialization's)
 
 A wheel gets the jars as force-included files; an editable install copies them into the source tree (ignored by
 git). Maven is skipped when the last build output is newer than every file of jvm/ (``KOTLIN_LLM_FORCE_MAVEN=1``
@@ -24,7 +25,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-JAR_SUBDIRS = ("lib", "resolver-lib", "sources")
+JAR_SUBDIRS = ("lib", "resolver-lib", "sources", "compiler-plugins")
 
 
 def _load_java_finder(root: Path) -> Any:

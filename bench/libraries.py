@@ -1,5 +1,5 @@
-"""The first DataFrame table and the first lets-plot figure of a session, and what DataFrame's column accessors add to
-a cell, cell by cell (see bench/README.md).
+"""`%use dataframe`, the first DataFrame table and the first lets-plot figure of a session, and what DataFrame's
+column accessors add to a cell, cell by cell (see bench/README.md).
 
 ``python bench/libraries.py [--starts 3] [--out FILE]``
 
@@ -13,7 +13,6 @@ it needs no network. It runs the cells below in order, each timed from its ``exe
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import tempfile
@@ -28,17 +27,19 @@ from kernels import OURS_KERNEL, SHUTDOWN_WAIT_SECONDS, KernelExecutor, await_io
 from measure import median
 
 sys.path.insert(0, str(REPO / "tests"))
-from libraries import DATAFRAME, LETS_PLOT, repository_url  # the tests' list of libraries
+from libraries import DATAFRAME, LETS_PLOT, library_kernel_arguments  # the tests' list of libraries
+
+
+def _version(coordinates: str) -> str:
+    return coordinates.rsplit(":", 1)[1]
+
 
 #: (what the row says, the cell)
 CELLS = [
     ("`1 + 1` (the first cell)", "1 + 1"),
-    (
-        "`@file:DependsOn` of both + imports (resolution)",
-        f'@file:DependsOn("{DATAFRAME}", "{LETS_PLOT}")\n'
-        "import org.jetbrains.kotlinx.dataframe.api.*\n"
-        "import org.jetbrains.letsPlot.*\nimport org.jetbrains.letsPlot.geom.*",
-    ),
+    # as a DataFrame notebook opens: resolved from the artifacts on this machine, with the libraries' default imports
+    (f"`%use dataframe({_version(DATAFRAME)})`", f"%use dataframe({_version(DATAFRAME)})"),
+    (f"`%use lets-plot({_version(LETS_PLOT)})`", f"%use lets-plot({_version(LETS_PLOT)})"),
     (
         "`val df = dataFrameOf(…)` (no output)",
         'val df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20, "Charlie", 35)',
@@ -78,11 +79,7 @@ def _start(index: int, env: dict[str, str], work: Path) -> list[float]:
     local = work / f"local-repo-{index}"
     manager = KernelManager(kernel_name=OURS_KERNEL)
     manager.shutdown_wait_time = SHUTDOWN_WAIT_SECONDS
-    arguments = [
-        f"--KotlinKernel.local_repository={local}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
-    manager.start_kernel(env=env, extra_arguments=arguments)
+    manager.start_kernel(env=env, extra_arguments=library_kernel_arguments(local))
     client = manager.client()
     client.start_channels()
     try:

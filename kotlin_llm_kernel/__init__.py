@@ -13,11 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "__version__", "start_jvm"]
+__all__ = [
+    "ClearOutput",
+    "Diagnostic",
+    "Display",
+    "Error",
+    "ScriptSession",
+    "SessionOptions",
+    "Value",
+    "__version__",
+    "start_jvm",
+]
 
 if TYPE_CHECKING:
     from .api import ScriptSession, SessionOptions, start_jvm
-    from .session.results import ClearOutput, Display, Error, Value
+    from .session.results import ClearOutput, Diagnostic, Display, Error, Value
 
 
 def __getattr__(name: str) -> Any:
@@ -26,7 +36,7 @@ def __getattr__(name: str) -> Any:
         from . import api
 
         return getattr(api, name)
-    if name in ("Value", "Error", "Display", "ClearOutput"):
+    if name in ("Value", "Error", "Diagnostic", "Display", "ClearOutput"):
         from .session import results
 
         return getattr(results, name)

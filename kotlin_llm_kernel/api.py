@@ -30,8 +30,8 @@ from .jvm.jvm import start_jvm as _start_jvm
 from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
 from .session.bridge import EngineSession
 from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
+from .session.policy.runs import Run, Runs
 from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
-from .session.runs import Run, Runs
 
 __all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
 

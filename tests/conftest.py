@@ -74,6 +74,27 @@ def kernel() -> Iterator[tuple[object, object]]:
         yield km, kc
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's chromium, headless, for the browser tests of a module (lab_harness.py)."""
+    from lab_harness import launched_browser, require_chromium
+
+    with launched_browser(require_chromium()) as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def library_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A kernel of a module, warmed up, that resolves from the real libraries the setup fetched (:mod:`libraries`)
+    only, offline, into an empty local repository of its own."""
+    from kernel_client import running_kernel, warm_up
+    from libraries import library_kernel_arguments
+
+    with running_kernel(extra_arguments=library_kernel_arguments(tmp_path_factory.mktemp("local-repo"))) as (_, kc):
+        warm_up(kc)
+        yield kc
+
+
 @pytest.fixture(scope="module", params=["message", "signal"])
 def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object]]:
     """A kernel of each interrupt mode (message, signal) shared by the tests of a module, with `val before = 7`."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +135,14 @@ def running_kernel(
         kc.stop_channels()
         if km.is_alive():
             km.shutdown_kernel(now=False)
+
+
+def repository_arguments(local_repository: Path, repositories: Sequence[str]) -> list[str]:
+    """A kernel's settings that resolve from ``repositories`` only, into a local repository of its own."""
+    return [
+        f"--KotlinKernel.local_repository={local_repository}",
+        f"--KotlinKernel.repositories={json.dumps(list(repositories))}",
+    ]
 
 
 def warm_up(kc: BlockingKernelClient) -> None:

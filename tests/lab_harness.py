@@ -1,5 +1,6 @@
-"""JupyterLab for the browser test: finding Debian's chromium, starting a private Lab server on 127.0.0.1 and
-stopping it with every kernel it started, and probing which rich-output features the kernel has."""
+"""JupyterLab for the browser tests: finding Debian's chromium and launching it headless, starting a private Lab
+server on 127.0.0.1 and stopping it with every kernel it started, saving a failed test's page, and probing which
+rich-output features the kernel has."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -20,7 +22,9 @@ from queue import Empty
 from typing import Any
 
 import psutil
+import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from ports import free_port
 
@@ -55,6 +59,40 @@ def find_chromium() -> str | None:
     if explicit:
         return explicit
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_chromium() -> str:
+    """The chromium to drive; when there is none the calling test module fails, and says why: never a skip."""
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.fail(
+            "browser test failed: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
+            "run as root; or set KOTLIN_LLM_CHROMIUM to a Chromium binary)",
+            pytrace=False,
+        )
+    return chromium
+
+
+@contextmanager
+def launched_browser(chromium: str) -> Iterator[Browser]:
+    """``chromium`` headless, driven by Playwright, closed on leaving."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def screenshot_if_failed(page: Page, request: pytest.FixtureRequest) -> None:
+    """Saves the page as a screenshot in a temporary folder when the test of ``request`` failed, named in its report
+    (conftest.py keeps each phase's report on the test)."""
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        shot = Path(tempfile.mkdtemp(prefix="kotlin-llm-browser-failure-")) / f"{request.node.name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        report.sections.append(("browser", f"screenshot of the page: {shot}"))
+        print(f"screenshot of the page: {shot}")
 
 
 @dataclass

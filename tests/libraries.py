@@ -21,7 +21,18 @@ DATETIME = "org.jetbrains.kotlinx:kotlinx-datetime:0.8.0"  # a multiplatform roo
 DATAFRAME = "org.jetbrains.kotlinx:dataframe:0.15.0"
 #: lets-plot's Kotlin API, whose figures render as SVG (plot-stem is transitive); 4.5.0 is the newest served here
 LETS_PLOT = "org.jetbrains.lets-plot:lets-plot-kotlin-jvm:4.5.0"
-LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT)
+#: kotlinx.serialization's JSON runtime, for @Serializable classes (the compiler plugin comes with the kernel)
+SERIALIZATION_JSON = "org.jetbrains.kotlinx:kotlinx-serialization-json:1.13.0"
+#: the other libraries a dependency hint names (internal/compiler/hints/KnownLibraries.kt), for KnownLibrariesTest
+HINTED = (
+    "org.jsoup:jsoup:1.24.1",
+    "com.google.code.gson:gson:2.15.0",
+    "com.fasterxml.jackson.module:jackson-module-kotlin:2.23.0",  # brings jackson-databind 2.23.0
+    "com.squareup.okhttp3:okhttp:5.5.1",
+    "org.jetbrains.kotlinx:kotlinx-collections-immutable:0.5.2",
+    "org.apache.commons:commons-csv:1.14.1",
+)
+LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT, SERIALIZATION_JSON, *HINTED)
 
 _STAMP = REPOSITORY / ".fetched"
 
@@ -31,6 +42,13 @@ def repository_url() -> str:
     if _STAMP.read_text(encoding="utf-8").split() != list(LIBRARIES):
         raise RuntimeError(f"the libraries of {REPOSITORY} are not those of tests/libraries.py: run scripts/setup.sh")
     return REPOSITORY.as_uri() + "/"
+
+
+def library_kernel_arguments(local_repository: Path) -> list[str]:
+    """A kernel's settings that resolve from the fetched libraries only, into a local repository of its own."""
+    from kernel_client import repository_arguments
+
+    return repository_arguments(local_repository, [repository_url()])
 
 
 def fetch() -> None:

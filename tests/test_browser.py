@@ -15,17 +15,18 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
-from lab_harness import CHROMIUM_ARGS, Features, LabServer, find_chromium, probe_features, running_lab
+from lab_harness import (
+    Features,
+    LabServer,
+    probe_features,
+    require_chromium,
+    running_lab,
+    screenshot_if_failed,
+)
 
-CHROMIUM = find_chromium()
-if CHROMIUM is None:
-    pytest.fail(
-        "browser test failed: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
-        "run as root; or set KOTLIN_LLM_CHROMIUM to a Chromium binary)",
-        pytrace=False,
-    )
+require_chromium()  # the module fails here, never skips, without one
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -106,16 +107,6 @@ def lab(workdir: Path) -> Iterator[LabServer]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture(scope="module")
 def open_notebook(lab: LabServer, browser: Browser) -> Iterator[Notebook]:
     """The test notebook (no outputs yet) opened in Lab; Lab starts its kernel, kotlin-llm, from its metadata."""
     notebook = new_notebook(cells=[new_code_cell(source) for source in CELLS])
@@ -137,13 +128,7 @@ def open_notebook(lab: LabServer, browser: Browser) -> Iterator[Notebook]:
 def nb(open_notebook: Notebook, request: pytest.FixtureRequest) -> Iterator[Notebook]:
     """The open notebook for one test; the page is saved as a screenshot when the test fails."""
     yield open_notebook
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        folder = Path(tempfile.mkdtemp(prefix="kotlin-llm-browser-failure-"))
-        shot = folder / f"{request.node.name}.png"
-        open_notebook.page.screenshot(path=str(shot), full_page=True)
-        report.sections.append(("browser", f"screenshot of the page: {shot}"))
-        print(f"screenshot of the page: {shot}")
+    screenshot_if_failed(open_notebook.page, request)
 
 
 def test_plain_value(nb: Notebook) -> None:

@@ -8,7 +8,6 @@ folder, named in the failure's report."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Iterator
@@ -18,18 +17,12 @@ import nbformat
 import pytest
 from kotlin_llm_kernel.install import install
 from nbformat.v4 import new_code_cell, new_notebook
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
-from lab_harness import CHROMIUM_ARGS, LabServer, find_chromium, running_lab
-from libraries import DATAFRAME, LETS_PLOT, repository_url
+from lab_harness import LabServer, require_chromium, running_lab, screenshot_if_failed
+from libraries import DATAFRAME, LETS_PLOT, library_kernel_arguments
 
-CHROMIUM = find_chromium()
-if CHROMIUM is None:
-    pytest.fail(
-        "browser test failed: no chromium found (scripts/setup.sh installs Debian's `chromium` with apt-get when "
-        "run as root; or set KOTLIN_LLM_CHROMIUM to a Chromium binary)",
-        pytrace=False,
-    )
+require_chromium()  # the module fails here, never skips, without one
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -70,23 +63,9 @@ def workdir() -> Iterator[Path]:
 def lab(workdir: Path, jupyter_dir: Path) -> Iterator[LabServer]:
     """Lab with a kernelspec of its own: kotlin-llm resolving from the fetched libraries only, into a private local
     repository."""
-    settings = [
-        f"--KotlinKernel.local_repository={workdir / 'local-repo'}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
-    install(prefix=str(jupyter_dir), settings=settings, name=KERNEL)
+    install(prefix=str(jupyter_dir), settings=library_kernel_arguments(workdir / "local-repo"), name=KERNEL)
     with running_lab(workdir) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
@@ -95,12 +74,7 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     page = browser.new_page(viewport={"width": 1280, "height": 1600})
     try:
         yield page
-        report = getattr(request.node, "rep_call", None)
-        if report is not None and report.failed:
-            shot = Path(tempfile.mkdtemp(prefix="kotlin-llm-browser-failure-")) / f"{request.node.name}.png"
-            page.screenshot(path=str(shot), full_page=True)
-            report.sections.append(("browser", f"screenshot of the page: {shot}"))
-            print(f"screenshot of the page: {shot}")
+        screenshot_if_failed(page, request)
     finally:
         page.close()
 

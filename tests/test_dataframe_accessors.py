@@ -5,34 +5,24 @@ The hidden snippets that declare the accessors take no cell number."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from kernel_client import Cell, execute, running_kernel, warm_up
-from libraries import DATAFRAME, repository_url
-
-
-def _arguments(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    return [
-        f"--KotlinKernel.local_repository={tmp_path_factory.mktemp('local-repo')}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
+from kernel_client import Cell, execute, running_kernel
+from libraries import DATAFRAME, library_kernel_arguments
 
 
 @pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    with running_kernel(extra_arguments=_arguments(tmp_path_factory)) as (_, kc):
-        warm_up(kc)
-        cell = execute(
-            kc,
-            f'@file:DependsOn("{DATAFRAME}")\nimport org.jetbrains.kotlinx.dataframe.api.*\n'
-            'val df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20)',
-        )
-        assert cell.status == "ok", cell.error
-        yield kc
+def kernel(library_kernel: Any) -> Any:
+    """The module's library kernel with `df`, declared after a plain `@file:DependsOn` (no `%use`)."""
+    cell = execute(
+        library_kernel,
+        f'@file:DependsOn("{DATAFRAME}")\nimport org.jetbrains.kotlinx.dataframe.api.*\n'
+        'val df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20)',
+    )
+    assert cell.status == "ok", cell.error
+    return library_kernel
 
 
 def _ok(kernel: Any, code: str) -> Cell:
@@ -114,7 +104,7 @@ def test_vars_lists_no_hidden_declaration(kernel: Any) -> None:
 
 
 def test_with_use_dataframe(tmp_path_factory: pytest.TempPathFactory) -> None:
-    with running_kernel(extra_arguments=_arguments(tmp_path_factory)) as (_, kc):
+    with running_kernel(extra_arguments=library_kernel_arguments(tmp_path_factory.mktemp("local-repo"))) as (_, kc):
         cell = execute(kc, '%use dataframe(0.15.0)\nval df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20)')
         assert cell.status == "ok", cell.error
         assert _ok(kc, "df.filter { age > 16 }.name.toList()").result == "[Bob]"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kernel_client import execute, running_kernel, warm_up
+from kernel_client import execute, repository_arguments, running_kernel, warm_up
 from maven_repository import add_artifact, add_metadata, add_multiplatform_root, served
 
 
@@ -36,11 +36,7 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def kernel_with_repository(repository: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    local = tmp_path_factory.mktemp("local-repo")
-    arguments = [
-        f"--KotlinKernel.local_repository={local}",
-        f"--KotlinKernel.repositories={json.dumps([repository])}",
-    ]
+    arguments = repository_arguments(tmp_path_factory.mktemp("local-repo"), [repository])
     with running_kernel(extra_arguments=arguments) as (_, kc):
         warm_up(kc)
         yield kc

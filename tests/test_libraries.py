@@ -4,25 +4,13 @@ artifacts that the setup step fetched (:mod:`libraries`), served as a ``file:`` 
 from __future__ import annotations
 
 import http.server
-import json
 import threading
 from collections.abc import Iterator
 
 import pytest
 
-from kernel_client import execute, running_kernel, warm_up
-from libraries import DATETIME, KTOR_CLIENT, repository_url
-
-
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    arguments = [
-        f"--KotlinKernel.local_repository={tmp_path_factory.mktemp('local-repo')}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
-    with running_kernel(extra_arguments=arguments) as (_, kc):
-        warm_up(kc)
-        yield kc
+from kernel_client import execute
+from libraries import DATETIME, KTOR_CLIENT, LETS_PLOT
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +38,11 @@ def pages() -> Iterator[str]:
         server.server_close()
 
 
-def test_the_ktor_client_by_its_plain_coordinates_runs_the_specifications_example(kernel: object, pages: str) -> None:
+def test_the_ktor_client_by_its_plain_coordinates_runs_the_specifications_example(
+    library_kernel: object, pages: str
+) -> None:
     cell = execute(
-        kernel,
+        library_kernel,
         f'@file:DependsOn("{KTOR_CLIENT}")\n'
         "import io.ktor.client.*\nimport io.ktor.client.engine.cio.*\nimport io.ktor.client.request.*\n"
         "import io.ktor.client.statement.*\n"
@@ -67,9 +57,9 @@ def test_the_ktor_client_by_its_plain_coordinates_runs_the_specifications_exampl
     assert "kotlinx-coroutines" not in cell.stderr + cell.stdout, cell.stderr
 
 
-def test_kotlinx_datetime_by_its_plain_coordinates(kernel: object) -> None:
+def test_kotlinx_datetime_by_its_plain_coordinates(library_kernel: object) -> None:
     cell = execute(
-        kernel,
+        library_kernel,
         f'@file:DependsOn("{DATETIME}")\nimport kotlinx.datetime.*\n'
         'LocalDate(2026, 12, 3).plus(1, DateTimeUnit.MONTH).toString() + " " + LocalDate(2026, 12, 3).dayOfWeek',
     )
@@ -77,24 +67,40 @@ def test_kotlinx_datetime_by_its_plain_coordinates(kernel: object) -> None:
     assert cell.result == "2027-01-03 THURSDAY"
 
 
-def test_use_loads_libraries_by_name_with_their_default_imports(kernel: object) -> None:
+def test_use_loads_libraries_by_name_with_their_default_imports(library_kernel: object) -> None:
     version = DATETIME.rsplit(":", 1)[1]
-    cell = execute(kernel, f"%use datetime({version})\nLocalDate(2026, 12, 3).plus(1, DateTimeUnit.DAY).toString()")
+    cell = execute(
+        library_kernel, f"%use datetime({version})\nLocalDate(2026, 12, 3).plus(1, DateTimeUnit.DAY).toString()"
+    )
     assert cell.status == "ok", cell.error
     assert cell.result == "2026-12-04"
-    later = execute(kernel, "LocalDate(2026, 1, 31).dayOfWeek.toString()")
+    later = execute(library_kernel, "LocalDate(2026, 1, 31).dayOfWeek.toString()")
     assert later.result == "SATURDAY", later.error
 
 
-def test_use_of_an_unknown_library_is_a_located_error(kernel: object) -> None:
-    cell = execute(kernel, "%use coroutines, nosuchlib")
+def test_use_of_an_unknown_library_is_a_located_error_and_the_others_of_its_line_load(library_kernel: object) -> None:
+    version = LETS_PLOT.rsplit(":", 1)[1]
+    cell = execute(library_kernel, f"%use lets-plot({version}), nosuchlib\nval lost = 1")
     assert cell.status == "error"
     assert cell.error is not None
     number = cell.content["execution_count"]
-    assert cell.error["traceback"] == [
-        f"snippet{number}.kts:1:18: error: `%use nosuchlib`: unknown library 'nosuchlib'; this kernel's %use knows "
+    traceback = cell.error["traceback"]
+    assert traceback[:4] == [
+        f"snippet{number}.kts:1:24: error: `%use nosuchlib`: unknown library 'nosuchlib'; this kernel's %use knows "
         "dataframe, lets-plot, kandy, serialization, datetime, ktor-client, coroutines",
-        "  | %use coroutines, <error>nosuchlib</error>",
+        f"  | %use lets-plot({version}), <error>nosuchlib</error>",
         'hint: for another library write @file:DependsOn("group:artifact:version") with the Maven coordinates of its '
         "artifact",
+        "",
     ]
+    assert traceback[-2:] == [
+        f"snippet{number}.kts:1:6: warning: `%use lets-plot` loaded for the next cells; nothing else of this cell ran",
+        f"  | %use <error>lets-plot({version})</error>, nosuchlib",
+    ]
+    # between them only the resolution's notes (which jars the host or the session provide), all warnings
+    assert [line for line in traceback[4:-2] if line.startswith("snippet")] == [
+        line for line in traceback[4:-2] if line.startswith(f"snippet{number}.kts:1:6: warning: ")
+    ]
+    later = execute(library_kernel, "geomPoint(size = 2.0)::class.simpleName")
+    assert later.result == "geomPoint", later.error
+    assert execute(library_kernel, "lost").status == "error", "nothing else of the failed cell ran"

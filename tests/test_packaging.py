@@ -104,6 +104,13 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("kotlin_llm_kernel/jars/kotlin-llm-engine-") for n in names)
     assert any(n.startswith("kotlin_llm_kernel/jars/lib/kotlin-stdlib-") for n in names)
+    # kotlinx.serialization's compiler plugin, on in every session, is built for exactly the bundled compiler
+    [compiler] = [n for n in names if n.startswith("kotlin_llm_kernel/jars/lib/kotlin-compiler-embeddable-")]
+    version = compiler.removeprefix("kotlin_llm_kernel/jars/lib/kotlin-compiler-embeddable-").removesuffix(".jar")
+    plugins = [n for n in names if n.startswith("kotlin_llm_kernel/jars/compiler-plugins/")]
+    assert plugins == [
+        f"kotlin_llm_kernel/jars/compiler-plugins/kotlin-serialization-compiler-plugin-embeddable-{version}.jar"
+    ]
     assert any(n.endswith("share/jupyter/kernels/kotlin-llm/kernel.json") for n in names)
     # papermill finds the Kotlin parameter translator through this entry point (tests/test_papermill.py)
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]

@@ -4,29 +4,14 @@ setup step fetched (:mod:`libraries`), served as a ``file:`` repository, so the 
 from __future__ import annotations
 
 import base64
-import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from kernel_client import execute, running_kernel, warm_up
-from libraries import DATAFRAME, LETS_PLOT, repository_url
+from kernel_client import execute
+from libraries import DATAFRAME, LETS_PLOT
 
 # Every URL but an XML namespace's (a name, never loaded).
 URL = re.compile(r"https?://(?!www\.w3\.org/)[^\s\"'<>)]+")
-
-
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    arguments = [
-        f"--KotlinKernel.local_repository={tmp_path_factory.mktemp('local-repo')}",
-        f"--KotlinKernel.repositories={json.dumps([repository_url()])}",
-    ]
-    with running_kernel(extra_arguments=arguments) as (_, kc):
-        warm_up(kc)
-        yield kc
 
 
 def _result(kernel: Any, code: str) -> dict[str, str]:
@@ -38,9 +23,9 @@ def _result(kernel: Any, code: str) -> dict[str, str]:
     return data
 
 
-def test_a_dataframe_is_an_html_table_and_its_text_table(kernel: Any) -> None:
+def test_a_dataframe_is_an_html_table_and_its_text_table(library_kernel: Any) -> None:
     data = _result(
-        kernel,
+        library_kernel,
         f'@file:DependsOn("{DATAFRAME}")\n'
         "import org.jetbrains.kotlinx.dataframe.api.*\n"
         'val df = dataFrameOf("name", "age")("Alice", 15, "Bob", 20, "Charlie", 35)\n'
@@ -55,9 +40,9 @@ def test_a_dataframe_is_an_html_table_and_its_text_table(kernel: Any) -> None:
     assert not re.search(r"<script[^>]*\ssrc\s*=", html, re.IGNORECASE)
 
 
-def test_a_large_frame_is_bounded(kernel: Any) -> None:
+def test_a_large_frame_is_bounded(library_kernel: Any) -> None:
     data = _result(
-        kernel,
+        library_kernel,
         f'@file:DependsOn("{DATAFRAME}")\n'
         "import org.jetbrains.kotlinx.dataframe.api.*\n"
         '(1..1000).toList().toDataFrame { "n" from { it } }',
@@ -68,9 +53,9 @@ def test_a_large_frame_is_bounded(kernel: Any) -> None:
     assert ">21<" not in data["text/html"]
 
 
-def test_a_lets_plot_figure_is_svg_and_html_and_a_line_of_text(kernel: Any) -> None:
+def test_a_lets_plot_figure_is_svg_and_html_and_a_line_of_text(library_kernel: Any) -> None:
     data = _result(
-        kernel,
+        library_kernel,
         f'@file:DependsOn("{LETS_PLOT}")\n'
         "import org.jetbrains.letsPlot.*\nimport org.jetbrains.letsPlot.geom.*\n"
         'letsPlot(mapOf("x" to listOf(1, 2, 3), "y" to listOf(3, 1, 2))) + geomLine { x = "x"; y = "y" }',

@@ -29,9 +29,9 @@ from ..session import early
 from ..session.bridge import Completion, EngineSession, kotlin_version
 from ..session.errors import INVALID_REQUEST, KERNEL_ERROR, KERNEL_STARTUP_ERROR
 from ..session.events import Event, EventReader, InputRequestEvent, ProcessExitEvent, SettledEvent
-from ..session.interrupts import Unstoppable
+from ..session.policy.interrupts import Unstoppable
+from ..session.policy.runs import Interrupt, Run, Runs
 from ..session.results import Error
-from ..session.runs import Interrupt, Run, Runs
 from ..session.surrogates import replace_lone_surrogates, surrogate_notice
 from ..session.worker import DaemonWorker
 from .cell_output import Cell, CellOutput
@@ -452,6 +452,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
                 data["text/plain"] = budget.admit(text)
         if (notice := budget.notice()) and not silent:
             self._send_stream("stderr", notice)
+        meta["diagnostics"] = [diagnostic.as_json() for diagnostic in outcome.diagnostics]
         if isinstance(outcome, Error):
             meta["phase"] = outcome.phase
             return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)

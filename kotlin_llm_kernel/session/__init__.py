@@ -1,4 +1,4 @@
 """A Kotlin session in this process, for any host (the Jupyter kernel, the Python API): the bridge to the engine's
-Java objects (the only code that calls them), its events and results, interrupts, the time limit of a snippet, the
+Java objects (the only code that calls them), its events and results, the run policy of a snippet (``policy``), the
 early start of the JVM and the session, and the run that trains the class-data sharing archive. It may import
 ``config`` and ``jvm``; never ``jupyter``, the Python API at the package's root, ``papermill`` or ``remote``."""

@@ -30,7 +30,7 @@ from .events import (
     SettledEvent,
 )
 from .jvmti import ThreadStopper
-from .results import Error, Outcome, ResolvedDependency, Value
+from .results import Diagnostic, Error, Outcome, ResolvedDependency, Value
 from .surrogates import replace_lone_surrogates
 
 HOST = "org.kotlinllm.script.host"
@@ -157,6 +157,7 @@ def to_outcome(outcome: Any) -> Outcome:
             ename=python_text(outcome.getEname()),
             evalue=python_text(outcome.getEvalue()),
             not_run=bool(outcome.getNotRun()),
+            diagnostics=_diagnostics(outcome),
         )
     unit = bool(outcome.isUnit())
     value_data = outcome.getValueData()
@@ -171,7 +172,29 @@ def to_outcome(outcome: Any) -> Outcome:
         ),
         data={} if value_data is None else mime_data(value_data),
         metadata={} if value_data is None else json.loads(python_text(outcome.getValueMetadata())),
+        diagnostics=_diagnostics(outcome),
     )
+
+
+def _diagnostics(outcome: Any) -> tuple[Diagnostic, ...]:
+    """The ``HostDiagnostic``s of a ``HostOutcome``."""
+
+    def diagnostic(d: Any) -> Diagnostic:
+        located = int(d.getStartLine()) > 0
+        return Diagnostic(
+            severity="error" if str(d.getSeverity()) == "error" else "warning",
+            name=_optional_string(d.getName()),
+            message=python_text(d.getMessage()),
+            start=(int(d.getStartLine()), int(d.getStartColumn())) if located else None,
+            end=(int(d.getEndLine()), int(d.getEndColumn())) if located else None,
+            imports=tuple(python_text(i) for i in d.getImports()),
+            names=tuple(python_text(n) for n in d.getNames()),
+            dependency=_optional_string(d.getDependency()),
+            hint=_optional_string(d.getHint()),
+            followers=int(d.getFollowers()),
+        )
+
+    return tuple(diagnostic(d) for d in outcome.getDiagnostics())
 
 
 _JSON_MIME = re.compile(r"^application/(.*\+)?json$")

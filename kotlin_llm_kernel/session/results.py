@@ -22,6 +22,47 @@ class ResolvedDependency:
         return f"Resolved '{self.coordinates}' to its latest {kind} version '{self.version}'"
 
 
+@dataclass(frozen=True)
+class Diagnostic:
+    """One diagnostic of a snippet as data (the engine's ``HostDiagnostic``): where it is, what it says and what would
+    fix it, so that a program can act on it without reading the report."""
+
+    severity: Literal["error", "warning"]
+    #: The compiler's name (``UNRESOLVED_REFERENCE``); None for the engine's own (``%use``, dependencies).
+    name: str | None
+    message: str
+    #: (line, column), 1-based; columns count UTF-16 code units and the end is exclusive. None without a location.
+    start: tuple[int, int] | None
+    end: tuple[int, int] | None
+    #: Imports that would make a name resolve, best first.
+    imports: tuple[str, ...] = ()
+    #: The names most likely meant by a misspelt one, best first.
+    names: tuple[str, ...] = ()
+    #: A ``@file:DependsOn`` coordinate that would bring a missing library.
+    dependency: str | None = None
+    #: The report's ``hint:`` line for it, without ``hint: ``.
+    hint: str | None = None
+    #: How many errors that follow from this one the report leaves out.
+    followers: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        """The form of the ``execute_reply`` metadata (``kotlin_llm.diagnostics``)."""
+
+        def position(at: tuple[int, int] | None) -> dict[str, int] | None:
+            return None if at is None else {"line": at[0], "column": at[1]}
+
+        return {
+            "severity": self.severity,
+            "name": self.name,
+            "message": self.message,
+            "start": position(self.start),
+            "end": position(self.end),
+            "hints": {"imports": list(self.imports), "names": list(self.names), "dependency": self.dependency},
+            "hint": self.hint,
+            "follow_on_errors": self.followers,
+        }
+
+
 # --- rich output: displays of a snippet ---
 
 
@@ -71,6 +112,8 @@ class Value:
     metadata: dict[str, Any] = field(default_factory=dict)
     #: What the snippet displayed, in order.
     displays: tuple[SnippetDisplay, ...] = ()
+    #: Its warnings as data, in the order of ``warnings``.
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -105,6 +148,8 @@ class Error:
     #: The snippet was cancelled while it compiled and never ran (the engine's ``HostOutcome.notRun``): its session
     #: is as before it. A fact to decide on; ``evalue`` says it in words.
     not_run: bool = False
+    #: A failed compilation's errors and notes as data, in the report's order (empty for an exception).
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     @property
     def ok(self) -> bool:

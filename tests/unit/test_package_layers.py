@@ -95,8 +95,28 @@ def test_the_layers_import_one_another_without_a_cycle() -> None:
         visit(layer, ())
 
 
-def test_the_root_keeps_few_modules_and_each_subpackage_says_what_it_is() -> None:
-    assert len(list(PACKAGE.glob("*.py"))) <= 12
+def test_no_package_holds_more_than_twelve_modules() -> None:
+    crowded = {
+        str(folder.relative_to(PACKAGE.parent)): count
+        for folder in [PACKAGE, *(path.parent for path in PACKAGE.rglob("__init__.py"))]
+        if (count := len(list(folder.glob("*.py")))) > 12
+    }
+    assert crowded == {}
+
+
+def test_the_run_policy_sits_above_the_rest_of_the_session() -> None:
+    policy = f"{PACKAGE.name}.session.policy"
+    upward = [
+        where
+        for source, target, where in _edges()
+        if source == target == "session"
+        and where.split(" -> ")[1].startswith(policy)
+        and not where.split(" -> ")[0].startswith(policy)
+    ]
+    assert upward == []
+
+
+def test_each_subpackage_says_what_it_is() -> None:
     for sub in sorted(RANK.keys() - {"root"} | SIDE):
         docstring = ast.get_docstring(ast.parse((PACKAGE / sub / "__init__.py").read_text(encoding="utf-8")))
         assert docstring and "import" in docstring, sub

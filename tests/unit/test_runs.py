@@ -1,4 +1,4 @@
-"""The policy of running one snippet (kotlin_llm_kernel/session/runs.py), driven as its hosts drive it, against a
+"""The policy of running one snippet (kotlin_llm_kernel/session/policy/runs.py), driven as its hosts drive it, against a
 double of the engine's Execution whose clocks the test moves: the escalation's (its waits advance it) and the run's
 own."""
 
@@ -9,10 +9,15 @@ from typing import Any
 
 import pytest
 from kotlin_llm_kernel.session.events import SettledEvent
-from kotlin_llm_kernel.session.interrupts import CANCELLED_WHILE_COMPILING, GIVE_UP_AFTER, STOP_AFTER, Unstoppable
 from kotlin_llm_kernel.session.jvmti import StopUnavailable
+from kotlin_llm_kernel.session.policy.interrupts import (
+    CANCELLED_WHILE_COMPILING,
+    GIVE_UP_AFTER,
+    STOP_AFTER,
+    Unstoppable,
+)
+from kotlin_llm_kernel.session.policy.runs import RECHECK_SECONDS, Ended, Interrupt, Runs
 from kotlin_llm_kernel.session.results import Error, Value
-from kotlin_llm_kernel.session.runs import RECHECK_SECONDS, Ended, Interrupt, Runs
 
 #: Only catches a hang: the interrupt's thread ends as soon as the double settles.
 HANG_GUARD = 30

@@ -6,6 +6,7 @@ import org.kotlinllm.script.dependencies.DependencyResolution
 import org.kotlinllm.script.dependencies.SessionDependencies
 import org.kotlinllm.script.dependencies.model.Messages
 import org.kotlinllm.script.dependencies.versions.LatestVersionRule
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.DiagnosticRenderer
 import org.kotlinllm.script.diagnostics.Severity
@@ -13,11 +14,15 @@ import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.diagnostics.SourceText
 import org.kotlinllm.script.internal.bytecode.ValueClasses
 import org.kotlinllm.script.internal.compiler.Compilation
+import org.kotlinllm.script.internal.compiler.CompilerPlugins
 import org.kotlinllm.script.internal.compiler.Evaluation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.completion.Candidate
 import org.kotlinllm.script.internal.compiler.completion.CodeInsight
+import org.kotlinllm.script.internal.compiler.completion.FirCompletion
 import org.kotlinllm.script.internal.compiler.completion.Inspected
+import org.kotlinllm.script.internal.compiler.hints.DiagnosticHints
+import org.kotlinllm.script.internal.compiler.hints.HostKotlinJars
 import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
 import org.kotlinllm.script.internal.compiler.source.FrameAssignments
 import org.kotlinllm.script.internal.compiler.source.InternalModifiers
@@ -56,6 +61,8 @@ internal data class SnippetRun(
     val thrown: Throwable? = null,
     val valueBundle: org.kotlinllm.script.runtime.MimeBundle? = null,
     val notRun: Boolean = false,
+    /** Every diagnostic of the snippet as data: a failed compilation's errors and notes, or a value's warnings. */
+    val diagnostics: List<Diagnostic> = emptyList(),
 )
 
 /**
@@ -82,9 +89,18 @@ internal class SnippetRunner(
     private val insight = CodeInsight(compilerHost)
     private val sources = SnippetSources()
     private val stackTraces = StackTraceRenderer(sources)
-    private val limitations = KnownLimitations()
+    private val limitations = KnownLimitations(serializationPlugin = CompilerPlugins.jars.any { "serialization" in it.name })
     private val shadowingImports = ShadowingImports()
     private val accessors = LibraryAccessors(compilerHost, symbols)
+    private val hints = DiagnosticHints(
+        hostJars = HostKotlinJars.of(hostClassLoader),
+        dependencyJars = { dependencies.loadedJars },
+        namesAt = { before, prefix ->
+            insight.complete(before + prefix + FirCompletion.MARKER, prefix, HINT_WAIT_MILLIS)?.filter {
+                it.kind != "keyword"
+            }?.map { it.text }
+        },
+    )
 
     /** The default imports of the libraries that `%use` loaded: every later snippet has them. */
     private val libraryImports = linkedSetOf<String>()
@@ -126,10 +142,14 @@ internal class SnippetRunner(
         val parsed = if (used == null) original else parser.parse(fileName, used.code)
         val shown = original.source // what diagnostics quote: the user's lines
         val magicNotes = used?.diagnostics.orEmpty()
-        val magics = magicNotes.filter { it.severity == Severity.ERROR } + NotebookMagics.diagnostics(parsed)
-        if (magics.isNotEmpty()) return compilationError(DiagnosticRenderer.render(fileName, shown, magics))
+        val useErrors = magicNotes.filter { it.severity == Severity.ERROR }
+        val otherMagics = NotebookMagics.diagnostics(parsed)
+        if (useErrors.isNotEmpty() || otherMagics.isNotEmpty()) {
+            val loaded = if (used == null || otherMagics.isNotEmpty()) emptyList() else loadAlone(used, useErrors, shown)
+            return compilationError(fileName, shown, useErrors + otherMagics + loaded)
+        }
         if (parsed.syntaxErrors.isNotEmpty()) {
-            return compilationError(DiagnosticRenderer.render(fileName, shown, parsed.syntaxErrors))
+            return compilationError(fileName, shown, parsed.syntaxErrors)
         }
         val declared = DependencyAnnotations.read(parsed.file).let { read ->
             if (used == null) read else DeclaredAnnotations(used.dependencies + read.dependencies, read.repositories, read.problems)
@@ -140,9 +160,11 @@ internal class SnippetRunner(
             return compilationError("$fileName: error: resolving the dependencies was cancelled")
         }
         val resolved = when (resolution) {
-            is DependencyResolution.Failed -> return compilationError(
-                DiagnosticRenderer.render(fileName, shown, resolution.diagnostics),
-            )
+            is DependencyResolution.Failed -> {
+                val errors = resolution.diagnostics.filter { it.severity == Severity.ERROR }
+                val loaded = if (used == null) emptyList() else loadAlone(used, errors, shown)
+                return compilationError(fileName, shown, resolution.diagnostics + loaded)
+            }
             is DependencyResolution.Resolved -> resolution
             DependencyResolution.None -> null
         }
@@ -150,12 +172,11 @@ internal class SnippetRunner(
         val versionNotes = magicNotes + resolved?.let { versionNotes(it.resolvedVersions, shown, usedRanges) }.orEmpty()
         val imports = libraryImports + used?.imports.orEmpty()
         return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty(), imports)) {
-            is Compilation.Crashed -> compilationError(
-                DiagnosticRenderer.render(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed)),
-            )
-            is Compilation.Failed -> compilationError(
-                DiagnosticRenderer.render(fileName, shown, versionNotes + diagnostics(compilation.diagnostics, fileName)),
-            )
+            is Compilation.Crashed -> compilationError(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed))
+            is Compilation.Failed -> {
+                val errors = hints.enrich(parsed, diagnostics(compilation.diagnostics, fileName))
+                compilationError(fileName, shown, versionNotes + limitations.compilationFailed(errors, shown))
+            }
             is Compilation.Compiled -> {
                 if (!beforeEvaluation()) {
                     compilerHost.discard(compilation)
@@ -170,6 +191,37 @@ internal class SnippetRunner(
                 }
             }
         }
+    }
+
+    /**
+     * Loads the libraries of a failing snippet's `%use` lines that are not at one of its [errors], as a snippet that
+     * compiled would (their jars, versions and default imports stay for the later snippets), so that one unknown or
+     * unresolvable library of a line does not hold back the others; nothing else of the snippet runs. The notes to
+     * show with the errors: the versions chosen and what loaded.
+     */
+    private fun loadAlone(used: UseMagic.Used, errors: List<Diagnostic>, shown: SourceText): List<Diagnostic> {
+        val failed = errors.mapNotNull { it.range }.toSet()
+        val loadable = used.libraries.filter { it.range !in failed }
+        if (loadable.isEmpty()) return emptyList()
+        val declared = DeclaredAnnotations(loadable.flatMap { it.dependencies }, emptyList(), emptyList())
+        val resolution = try {
+            clock.waiting { dependencies.resolve(declared) }
+        } catch (_: InterruptedException) {
+            return emptyList()
+        }
+        val notes = when (resolution) {
+            is DependencyResolution.Failed -> return emptyList() // each failed with the others already, and said so
+            is DependencyResolution.Resolved -> {
+                resolution.commit()
+                compilerHost.addLibraries(resolution.classpath)
+                val ranges = loadable.flatMap { library -> library.dependencies.map { it.value to library.range } }.toMap()
+                versionNotes(resolution.resolvedVersions, shown, ranges) + resolution.warnings
+            }
+            DependencyResolution.None -> emptyList()
+        }
+        libraryImports += loadable.flatMap { it.imports }
+        val loaded = Diagnostic(Severity.WARNING, UseMagic.loadedAlone(loadable.map { it.name }), loadable.first().range)
+        return notes + loaded
     }
 
     /**
@@ -207,6 +259,11 @@ internal class SnippetRunner(
 
     private fun compilationError(message: String) = SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, message))
 
+    private fun compilationError(fileName: String, shown: SourceText, diagnostics: List<Diagnostic>) = SnippetRun(
+        ScriptResult.Error(ExecutionPhase.COMPILATION, DiagnosticRenderer.render(fileName, shown, diagnostics)),
+        diagnostics = diagnostics,
+    )
+
     /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
     private fun notRun(): SnippetRun {
         val interrupted = InterruptedException(NOT_RUN)
@@ -234,9 +291,9 @@ internal class SnippetRunner(
         magicNotes: List<Diagnostic>,
     ): SnippetRun {
         sources.add(fileName, shown, compiled.classFiles)
-        val warnings = (magicNotes + resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
+        val warningNotes = (magicNotes + resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
             .filter { it.severity == Severity.WARNING }
-            .map { DiagnosticRenderer.render(fileName, shown, it) }
+        val warnings = warningNotes.map { DiagnosticRenderer.render(fileName, shown, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)
         val evaluation = compilerHost.evaluate(compiled, parsed.declaresAnything, stopGate)
@@ -252,8 +309,9 @@ internal class SnippetRunner(
         return when (evaluation) {
             is Evaluation.Returned -> SnippetRun(
                 ScriptResult.Value(ValueClasses.box(evaluation.value, evaluation.type, evaluation.scriptClass), warnings, resolvedVersions),
+                diagnostics = warningNotes,
             )
-            Evaluation.NoValue -> SnippetRun(ScriptResult.Value(Unit, warnings, resolvedVersions))
+            Evaluation.NoValue -> SnippetRun(ScriptResult.Value(Unit, warnings, resolvedVersions), diagnostics = warningNotes)
             is Evaluation.Threw -> {
                 val report = buildString {
                     append(stackTraces.render(evaluation.error))
@@ -261,7 +319,7 @@ internal class SnippetRunner(
                     val notes = (versionNotes - magicNotes.toSet()).map { DiagnosticRenderer.render(fileName, shown, it) }
                     if (notes.isNotEmpty() || warnings.isNotEmpty()) append("\n\n").append((notes + warnings).joinToString("\n\n"))
                 }
-                SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, report), evaluation.error)
+                SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, report), evaluation.error, diagnostics = warningNotes)
             }
             is Evaluation.Broken -> SnippetRun(
                 ScriptResult.Error(ExecutionPhase.EVALUATION, "$fileName: error: the snippet could not be run: ${evaluation.message}"),
@@ -281,8 +339,8 @@ internal class SnippetRunner(
                     SourceRange(it.start.line, it.start.col, end?.line ?: it.start.line, end?.col ?: it.start.col)
                 }
                 val severity = if (report.severity == ScriptDiagnostic.Severity.WARNING) Severity.WARNING else Severity.ERROR
-                val message = SnippetNames.clean(report.message)
-                Diagnostic(severity, message, range)
+                val message = SnippetNames.clean(CompilerDiagnostics.text(report))
+                Diagnostic(severity, message, range, name = CompilerDiagnostics.name(report))
             }
             .distinct()
             .sortedWith(compareBy({ it.range?.startLine ?: Int.MAX_VALUE }, { it.range?.startColumn ?: Int.MAX_VALUE }))
@@ -310,5 +368,8 @@ internal class SnippetRunner(
 
     private companion object {
         const val NOT_RUN = "the snippet was cancelled while it compiled: it did not run"
+
+        /** How long a hint waits for the compiler's lock (held by a completion) before going without names. */
+        const val HINT_WAIT_MILLIS = 2_000L
     }
 }

@@ -65,4 +65,21 @@ class KnownLimitationsTest {
             )
         }
     }
+
+    @Test
+    fun `a data class nested in an earlier snippet's class gets the hint to call its toString through Any`() {
+        run("class Holder { data class Nested(val n: Int) }\nval nestedValue = Holder.Nested(1)").assertValue()
+        val number = session.lastSnippetNumber + 1
+        assertEquals(
+            "snippet$number.kts:1:13: error: The Kotlin compiler failed internally (IllegalArgumentException: Only componentN " +
+                "functions should be cached this way, but got: public open fun toString(): R|kotlin/String|)\n" +
+                "  | nestedValue.<error>toString</error>()\n" +
+                "hint: a known bug of the K2 REPL compiler: toString() of a data class nested in a class of an earlier snippet " +
+                "cannot be called on it here; call it on the value as Any ((value as Any).toString()), or declare the data " +
+                "class at top level",
+            run("nestedValue.toString()").assertError(ExecutionPhase.COMPILATION).message,
+        )
+        assertEquals("Nested(n=1)", run("(nestedValue as Any).toString()").assertValue().value)
+        assertEquals(true, run("nestedValue == Holder.Nested(1)").assertValue().value)
+    }
 }

@@ -21,6 +21,7 @@ import org.kotlinllm.script.dependencies.versions.VersionChoice
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
+import java.io.File
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.measureTimedValue
 
@@ -53,6 +54,9 @@ internal class SessionDependencies(
     private val watchdog = SilenceWatchdog(timeout + WATCHDOG_GRACE)
     private val state = DependencyState()
     private var backendResult: Result<MavenBackend>? = null
+
+    /** The jars the committed snippets loaded, in the order they were loaded. */
+    val loadedJars: List<File> get() = state.loaded.values.map { it.file }
 
     /** Resolves the `@file:DependsOn` / `@file:Repository` annotations [declared] by a snippet. Blocking. */
     fun resolve(declared: DeclaredAnnotations): DependencyResolution {

@@ -27,6 +27,8 @@ import org.kotlinllm.script.runtime.MimeBundle
  * @property valueMetadata the metadata of [valueData] as a JSON object text (`{}` when none).
  * @property notRun errors only: the snippet was cancelled while it compiled and never ran, which its [evalue] says in
  *   words; false for one cancelled before it started or while it ran. A host decides on this, not on the words.
+ * @property diagnostics every diagnostic of the snippet as data, in the report's order: a failed compilation's
+ *   errors and notes; the warnings of one that compiled.
  */
 public class HostOutcome(
     public val result: ScriptResult,
@@ -39,6 +41,7 @@ public class HostOutcome(
     public val valueData: Map<String, String>? = null,
     public val valueMetadata: String = "{}",
     public val notRun: Boolean = false,
+    public val diagnostics: List<HostDiagnostic> = emptyList(),
 ) {
     override fun toString(): String =
         if (result is ScriptResult.Error) "HostOutcome(${result.phase}, $ename: $evalue, cancelled=$cancelled)"
@@ -72,6 +75,7 @@ public class HostOutcome(
                         },
                         valueData = bundle?.data,
                         valueMetadata = bundle?.let { Json.write(it.metadata) } ?: "{}",
+                        diagnostics = run?.diagnostics.orEmpty().map(HostDiagnostic::of),
                     )
                 }
                 is ScriptResult.Error -> {
@@ -82,7 +86,8 @@ public class HostOutcome(
                         else -> EVALUATION_ERROR to firstLine
                     }
                     val notRun = run?.notRun ?: false
-                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList(), notRun = notRun)
+                    val diagnostics = run?.diagnostics.orEmpty().map(HostDiagnostic::of)
+                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList(), notRun = notRun, diagnostics = diagnostics)
                 }
             }
         }

@@ -43,6 +43,25 @@ class UseMagicTest {
             }
             metadata("org.jetbrains.kotlinx", "kotlinx-datetime", listOf("0.7.0", "0.8.0"))
             artifact(
+                "org.jetbrains.lets-plot",
+                "lets-plot-kotlin-jvm",
+                "4.5.0",
+                mapOf(
+                    "org.jetbrains.letsPlot.Figures" to
+                        "package org.jetbrains.letsPlot; public class Figures { public static String v() { return \"plot\"; } }",
+                ),
+            )
+            metadata("org.jetbrains.lets-plot", "lets-plot-kotlin-jvm", listOf("4.5.0"))
+            artifact(
+                "org.jetbrains.kotlinx",
+                "dataframe",
+                "0.15.0",
+                mapOf(
+                    "org.jetbrains.kotlinx.dataframe.api.Frames" to
+                        "package org.jetbrains.kotlinx.dataframe.api; public class Frames { public static String v() { return \"frame\"; } }",
+                ),
+            )
+            artifact(
                 "org.jetbrains.kotlinx",
                 "kotlinx-serialization-json",
                 "1.0",
@@ -92,25 +111,39 @@ class UseMagicTest {
     }
 
     @Test
-    fun `an unknown library is a located error naming it, and nothing of the cell runs`() {
+    fun `an unknown library is a located error naming it, the others of its line load, and nothing else of the cell runs`() {
         run("val before = 1").assertValue()
         assertEquals(
-            "snippetN.kts:1:16: error: `%use mylib`: unknown library 'mylib'; this kernel's %use knows dataframe, lets-plot, " +
+            "snippetN.kts:1:17: error: `%use mylib`: unknown library 'mylib'; this kernel's %use knows dataframe, lets-plot, " +
                 "kandy, serialization, datetime, ktor-client, coroutines\n" +
-                "  | %use datetime, <error>mylib</error>\n" +
-                "hint: for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact",
-            error("%use datetime, mylib\nval lost = 2"),
+                "  | %use lets-plot, <error>mylib</error>\n" +
+                "hint: for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact\n\n" +
+                "snippetN.kts:1:6: warning: Resolved 'org.jetbrains.lets-plot:lets-plot-kotlin-jvm' to its latest stable version '4.5.0'\n" +
+                "  | %use <error>lets-plot</error>, mylib\n\n" +
+                "snippetN.kts:1:6: warning: `%use lets-plot` loaded for the next cells; nothing else of this cell ran\n" +
+                "  | %use <error>lets-plot</error>, mylib",
+            error("%use lets-plot, mylib\nval lost = 2"),
         )
         assertEquals("Unresolved reference 'lost'.", error("lost").substringAfter("error: ").substringBefore("\n"))
+        assertEquals("plot", run("Figures.v()").assertValue().value, "loaded, with its default imports")
     }
 
     @Test
-    fun `a library that cannot be resolved is a located error naming its artifact`() {
+    fun `a library that cannot be resolved is a located error naming its artifact, and the others of its line load`() {
         assertEquals(
             "snippetN.kts:1:6: error: Cannot resolve 'org.jetbrains.kotlinx:kandy-lets-plot': no maven-metadata.xml lists its " +
                 "versions in $url\n  | %use <error>kandy</error>",
             error("%use kandy"),
         )
+        assertEquals(
+            "snippetN.kts:1:6: error: Cannot resolve 'org.jetbrains.kotlinx:kandy-lets-plot': no maven-metadata.xml lists its " +
+                "versions in $url\n  | %use <error>kandy</error>, dataframe(0.15.0)\n\n" +
+                "snippetN.kts:1:13: warning: `%use dataframe` loaded for the next cells; nothing else of this cell ran\n" +
+                "  | %use kandy, <error>dataframe(0.15.0)</error>",
+            error("%use kandy, dataframe(0.15.0)\nval lost = 3"),
+        )
+        assertEquals("Unresolved reference 'lost'.", error("lost").substringAfter("error: ").substringBefore("\n"))
+        assertEquals("frame", run("Frames.v()").assertValue().value, "loaded, with its default imports")
     }
 
     @Test

@@ -83,7 +83,9 @@ class DataFrameAccessorsTest {
         assertEquals(declaring + 3, number)
         assertEquals(
             "snippet$number.kts:1:4: error: Unresolved reference 'agee' on receiver of type 'DataFrame<_DataFrameType>'.\n" +
-                "  | df.<error>agee</error>",
+                "  | df.<error>agee</error>\n" +
+                // the hints see the accessors too
+                "hint: did you mean 'age'?",
             result.assertError(ExecutionPhase.COMPILATION).message,
         )
     }

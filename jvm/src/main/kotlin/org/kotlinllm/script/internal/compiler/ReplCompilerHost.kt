@@ -13,6 +13,7 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ScriptDiagnosticsMess
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.firReplHistoryProvider
 import org.jetbrains.kotlin.scripting.compiler.plugin.services.isReplSnippetSource
 import org.jetbrains.kotlin.scripting.resolve.KtFileScriptSource
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import org.kotlinllm.script.internal.bytecode.SnippetBytecode
 import org.kotlinllm.script.internal.bytecode.ValueClassCalls
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
@@ -30,6 +31,7 @@ import kotlin.script.experimental.api.ScriptDiagnostic
 import kotlin.script.experimental.api.ScriptEvaluationConfiguration
 import kotlin.script.experimental.api.SourceCode
 import kotlin.script.experimental.api.asSuccess
+import kotlin.script.experimental.api.compilerOptions
 import kotlin.script.experimental.api.defaultImports
 import kotlin.script.experimental.api.refineConfiguration
 import kotlin.script.experimental.api.repl
@@ -128,6 +130,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the session's declarations with their types, like the `:vars` of Kotlin notebooks
             "org.kotlinllm.script.runtime.vars",
         )
+        // the names of diagnostics (CompilerDiagnostics); plugins, which the K2 REPL loads only when it creates the
+        // session's compiler state (CompilerPlugins)
+        compilerOptions(listOf(CompilerDiagnostics.OPTION) + CompilerPlugins.options())
         refineConfiguration { beforeCompiling(handler = ::holdSnippetTree) }
     }
     private val snippetLoader = SnippetClassLoader(hostClassLoader)
@@ -190,6 +195,12 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
 
     /** The compiler's project, for parsing snippets with the same PSI it uses. */
     val project: Project get() = state.project
+
+    /** Puts the jars of libraries on the classpath of every later compilation and on the snippets' class loader. */
+    fun addLibraries(jars: List<File>) {
+        addedClasspath += jars
+        snippetLoader.add(emptyMap(), jars)
+    }
 
     /** Adds [entries] to the classpath of this and every later compilation. */
     fun addClasspath(entries: List<File>) {

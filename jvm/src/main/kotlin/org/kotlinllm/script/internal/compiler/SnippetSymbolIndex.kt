@@ -30,7 +30,10 @@ import org.jetbrains.kotlin.name.Name
  * nothing), and the sessions offer this one provider instead, through the first of them (the [carrier]): a later
  * snippet's session sees the same declarations, in the same order, at the cost of one map lookup.
  *
- * Providers of other kinds (a compiler plugin's generated declarations) stay in their sessions' lists.
+ * Providers of other kinds (a compiler plugin's generated declarations) stay in their sessions' lists, unless they
+ * declare nothing top-level: kotlinx.serialization's plugin gives every snippet session one that generates only
+ * members and nested classes (found through their classes, not through this list), and asking hundreds of those at
+ * every lookup made long sessions markedly slower.
  */
 internal class SnippetSymbolIndex private constructor(private val carrier: FirSession) : FirSymbolProvider(carrier) {
 
@@ -99,7 +102,7 @@ internal class SnippetSymbolIndex private constructor(private val carrier: FirSe
                 val session = module.session
                 val structured = session.structuredProviders
                 val own = session.firProvider.symbolProvider
-                val others = structured.sourceProviders.filter { it !== own && it !is JavaSymbolProvider }
+                val others = structured.sourceProviders.filter { it !== own && it !is JavaSymbolProvider && declaresTopLevel(it) }
                 val target = current ?: SnippetSymbolIndex(session).also { current = it }
                 if (own in structured.sourceProviders) target.add(own)
                 val offered = if (target.carrier === session) listOf(target) + others else others
@@ -109,6 +112,17 @@ internal class SnippetSymbolIndex private constructor(private val carrier: FirSe
                 )
             }
             return current
+        }
+
+        /** Whether [provider] may answer a top-level lookup: false only when its names say it has nothing to give. */
+        private fun declaresTopLevel(provider: FirSymbolProvider): Boolean {
+            val names = provider.symbolNamesProvider
+            val packages = names.getPackageNames() ?: return true
+            return packages.any { packageName ->
+                val fqName = FqName(packageName)
+                names.getTopLevelClassifierNamesInPackage(fqName)?.isNotEmpty() != false ||
+                    names.getTopLevelCallableNamesInPackage(fqName)?.isNotEmpty() != false
+            }
         }
     }
 }

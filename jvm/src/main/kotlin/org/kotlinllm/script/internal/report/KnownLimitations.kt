@@ -3,6 +3,7 @@ package org.kotlinllm.script.internal.report
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.diagnostics.SourceText
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 
 /**
@@ -12,7 +13,30 @@ import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
  * classpath) and inline ones referring to the ScriptScope (its functions are imports), value classes in signatures
  * between snippets (ValueClassCalls).
  */
-internal class KnownLimitations {
+internal class KnownLimitations(
+    /** Whether the sessions compile with kotlinx.serialization's plugin, whose generated members some hints name. */
+    private val serializationPlugin: Boolean,
+) {
+
+    /**
+     * [diagnostics] of a snippet that failed to compile, each with a hint when a known limitation caused it.
+     * The K2 REPL does not resolve the `serializer()` that kotlinx.serialization's plugin generates on a class's
+     * companion when it is called on the class (`Person.serializer()`, also in the snippet declaring `Person`); it
+     * does when the companion is named, and the plugin's other routes work.
+     */
+    fun compilationFailed(diagnostics: List<Diagnostic>, source: SourceText): List<Diagnostic> {
+        if (!serializationPlugin) return diagnostics
+        return diagnostics.map { diagnostic ->
+            val range = diagnostic.range
+            if (diagnostic.hint != null || range == null || diagnostic.message != UNRESOLVED_SERIALIZER) return@map diagnostic
+            val before = source.text.substring(0, source.offset(range.startLine, range.startColumn))
+            val receiver = CLASS_RECEIVER.find(before)?.groupValues?.get(1) ?: return@map diagnostic
+            diagnostic.copy(
+                hint = "a known limitation of the K2 REPL: the serializer() that kotlinx.serialization generates is not " +
+                    "found on the class; write serializer<$receiver>() or $receiver.Companion.serializer()",
+            )
+        }
+    }
 
     /** An internal failure of the compiler (its backend or its evaluator of constants) as one error. */
     fun compilerCrash(cause: Throwable, parsed: ParsedSnippet): List<Diagnostic> {
@@ -22,10 +46,29 @@ internal class KnownLimitations {
         // KT-77816: listed as fixed in 2.4.0-Beta2, but a const val of an earlier snippet (top-level, or of an object
         // or companion) still crashes the constant evaluator of 2.4.21 where it is used: "Unknown function: MAX(Limits)"
         val constant = causes.firstNotNullOfOrNull { UNKNOWN_CONSTANT.find(it.message.orEmpty())?.groupValues?.get(1) }
-        val range = constant?.let { name -> locate(parsed, name) } ?: firstLine(parsed)
-        val hint = constant?.let {
-            "a known bug of the K2 REPL compiler: the const val '$it' of an earlier " +
-                "snippet cannot be used here; declare it again without 'const'"
+        // no public KT issue: a call of toString(), hashCode() or equals() on a data class nested in a class of an
+        // earlier snippet, the user's or one in inlined code, crashes the 2.4.21 backend ("Only componentN functions
+        // should be cached this way"); `==`, string templates and calls through Any compile
+        val member = causes.firstNotNullOfOrNull { NESTED_DATA_MEMBER.find(it.message.orEmpty())?.groupValues?.get(1) }
+        // the user's own call of it, if any (code it calls may make it too: an inline function's)
+        val call = member?.let { name ->
+            Regex("""\.\s*($name)\s*\(""").find(parsed.source.text)?.groups?.get(1)?.range
+                ?.let { parsed.source.range(it.first, it.last + 1) }
+        }
+        val argument = if (member == "equals") "other" else ""
+        val range = constant?.let { name -> locate(parsed, name) } ?: call ?: firstLine(parsed)
+        val hint = when {
+            constant != null ->
+                "a known bug of the K2 REPL compiler: the const val '$constant' of an earlier " +
+                    "snippet cannot be used here; declare it again without 'const'"
+            member != null && call != null ->
+                "a known bug of the K2 REPL compiler: $member() of a data class nested in a class of an earlier " +
+                    "snippet cannot be called on it here; call it on the value as Any ((value as Any).$member($argument)), " +
+                    "or declare the data class at top level"
+            member != null ->
+                "a known bug of the K2 REPL compiler: code using the $member() of a data class nested in a class of " +
+                    "an earlier snippet cannot be compiled here; declare the data class at top level"
+            else -> null
         }
         return listOf(Diagnostic(Severity.ERROR, "The Kotlin compiler failed internally ($line)", range, hint))
     }
@@ -42,5 +85,11 @@ internal class KnownLimitations {
 
     private companion object {
         val UNKNOWN_CONSTANT = Regex("""Unknown function: (\w+)\(Snippet\d+[.\w]*\)""")
+        val NESTED_DATA_MEMBER =
+            Regex("""Only componentN functions should be cached this way, but got: .*\bfun (toString|hashCode|equals)\(""")
+        const val UNRESOLVED_SERIALIZER = "Unresolved reference 'serializer'."
+
+        /** A class named before `.serializer`: `Person.`, `Outer.Inner.` (the last name is the class). */
+        val CLASS_RECEIVER = Regex("""\b((?:[A-Z]\w*\.)*[A-Z]\w*)\.\s*$""")
     }
 }

@@ -1,6 +1,7 @@
 package org.kotlinllm.script.internal.session
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import org.kotlinllm.script.internal.compiler.Compilation
 import org.kotlinllm.script.internal.compiler.Evaluation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
@@ -128,7 +129,9 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
             is Compilation.Crashed -> "the compiler failed on their code: ${SnippetNames.header(compilation.cause)}"
             is Compilation.Failed ->
                 "their code does not compile: " + compilation.diagnostics
-                    .firstOrNull { it.severity >= ScriptDiagnostic.Severity.ERROR }?.message?.let(SnippetNames::clean).orEmpty()
+                    .firstOrNull {
+                        it.severity >= ScriptDiagnostic.Severity.ERROR
+                    }?.let { SnippetNames.clean(CompilerDiagnostics.text(it)) }.orEmpty()
             is Compilation.Compiled -> when (val evaluation = compiler.evaluate(compilation)) {
                 is Evaluation.Returned, Evaluation.NoValue -> {
                     compiler.lastEvaluatedClass()?.let { hiddenClass -> declared(code, hiddenClass) }

@@ -3,6 +3,7 @@ package org.kotlinllm.script.internal.compiler.source
 import org.jetbrains.kotlin.lexer.KtTokens
 import org.jetbrains.kotlin.psi.KtBinaryExpression
 import org.jetbrains.kotlin.psi.psiUtil.collectDescendantsOfType
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -24,7 +25,8 @@ internal object FrameAssignments : SecondAttempt {
         val fixed = mutableSetOf<ScriptDiagnostic>()
         val insertions = mutableListOf<SnippetRewrite.Insertion>()
         for (diagnostic in failed.filter { it.severity >= ScriptDiagnostic.Severity.ERROR }) {
-            val marker = MISMATCH.find(diagnostic.message)?.groupValues?.get(1) ?: continue
+            if (CompilerDiagnostics.name(diagnostic) != "ASSIGNMENT_TYPE_MISMATCH") continue
+            val marker = MISMATCH.find(CompilerDiagnostics.text(diagnostic))?.groupValues?.get(1) ?: continue
             val start = diagnostic.location?.start ?: continue
             val offset = parsed.source.offset(start.line, start.col)
             // the compiler marks the assignment's `=`

@@ -5,6 +5,7 @@ import org.jetbrains.kotlin.psi.KtExpression
 import org.jetbrains.kotlin.psi.KtProperty
 import org.jetbrains.kotlin.psi.KtScript
 import org.jetbrains.kotlin.psi.KtScriptInitializer
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -33,7 +34,9 @@ internal object SuspendingStatements : SecondAttempt {
         val wrapped = LinkedHashMap<Int, KtExpression>()
         val fixed = HashSet<ScriptDiagnostic>()
         for (diagnostic in failed) {
-            if (diagnostic.severity < ScriptDiagnostic.Severity.ERROR || !illegalSuspendCall.matches(diagnostic.message)) continue
+            if (diagnostic.severity < ScriptDiagnostic.Severity.ERROR ||
+                !illegalSuspendCall.matches(CompilerDiagnostics.text(diagnostic))
+            ) continue
             val start = diagnostic.location?.start ?: continue
             val expression = topLevelExpressionAt(script, parsed.source.offset(start.line, start.col)) ?: continue
             wrapped[expression.textRange.startOffset] = expression

@@ -2,6 +2,7 @@ package org.kotlinllm.script.internal.compiler.source
 
 import org.jetbrains.kotlin.lexer.KtTokens
 import org.jetbrains.kotlin.psi.KtObjectDeclaration
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -17,7 +18,7 @@ internal object TopLevelCompanions : SecondAttempt {
 
     override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
         val errors = failed.filter { it.severity >= ScriptDiagnostic.Severity.ERROR }
-        val fixed = errors.filter { it.message.startsWith(NOT_APPLICABLE) }.toSet()
+        val fixed = errors.filter { CompilerDiagnostics.text(it).startsWith(NOT_APPLICABLE) }.toSet()
         if (fixed.isEmpty()) return null
         val modifiers = parsed.file.script?.declarations.orEmpty()
             .filterIsInstance<KtObjectDeclaration>()

@@ -13,32 +13,32 @@ import org.kotlinllm.script.diagnostics.SourceRange
 internal object UseMagic {
 
     /** A library `%use` knows: its artifacts (version-less: the latest stable) and its default imports. */
-    private class Library(val artifacts: List<String>, val imports: List<String>)
+    private class Known(val artifacts: List<String>, val imports: List<String>)
 
     private val dataframePackages = listOf("", ".api", ".annotations", ".io", ".columns", ".dataTypes")
     private val letsPlotPackages = listOf(
         "", ".geom", ".stat", ".label", ".scale", ".facet", ".pos", ".coord", ".sampling", ".themes", ".tooltips", ".annotations",
     )
 
-    private val libraries: Map<String, Library> = linkedMapOf(
-        "dataframe" to Library(
+    private val libraries: Map<String, Known> = linkedMapOf(
+        "dataframe" to Known(
             listOf("org.jetbrains.kotlinx:dataframe"),
             dataframePackages.map { "org.jetbrains.kotlinx.dataframe$it.*" } + listOf("java.io.File", "java.net.URL"),
         ),
-        "lets-plot" to Library(
+        "lets-plot" to Known(
             listOf("org.jetbrains.lets-plot:lets-plot-kotlin-jvm"),
             letsPlotPackages.map { "org.jetbrains.letsPlot$it.*" },
         ),
-        "kandy" to Library(
+        "kandy" to Known(
             listOf("org.jetbrains.kotlinx:kandy-lets-plot"),
             listOf("org.jetbrains.kotlinx.kandy.dsl.*", "org.jetbrains.kotlinx.kandy.letsplot.layers.*"),
         ),
-        "serialization" to Library(
+        "serialization" to Known(
             listOf("org.jetbrains.kotlinx:kotlinx-serialization-json"),
             listOf("kotlinx.serialization.*", "kotlinx.serialization.json.*"),
         ),
-        "datetime" to Library(listOf("org.jetbrains.kotlinx:kotlinx-datetime"), listOf("kotlinx.datetime.*")),
-        "ktor-client" to Library(
+        "datetime" to Known(listOf("org.jetbrains.kotlinx:kotlinx-datetime"), listOf("kotlinx.datetime.*")),
+        "ktor-client" to Known(
             listOf("io.ktor:ktor-client-core", "io.ktor:ktor-client-cio"),
             listOf(
                 "io.ktor.client.*",
@@ -49,7 +49,7 @@ internal object UseMagic {
             ),
         ),
         // on the classpath and imported (kotlinx.coroutines.*) already
-        "coroutines" to Library(emptyList(), emptyList()),
+        "coroutines" to Known(emptyList(), emptyList()),
     )
 
     /** The names `%use` knows, as its error lists them. */
@@ -57,21 +57,21 @@ internal object UseMagic {
 
     private val useLine = Regex("""^[ \t]*%(use|useLatestDescriptors)\b(.*)$""")
 
+    /** One library a `%use` line names and knows: its [name] at [range], its artifacts to resolve and its imports. */
+    class Library(val name: String, val range: SourceRange, val dependencies: List<DeclaredValue>, val imports: List<String>)
+
     /** What the `%use` lines of a snippet load; [code] is the snippet with those lines blanked (its offsets kept). */
-    class Used(
-        val code: String,
-        val dependencies: List<DeclaredValue>,
-        val imports: List<String>,
-        val diagnostics: List<Diagnostic>,
-    )
+    class Used(val code: String, val libraries: List<Library>, val diagnostics: List<Diagnostic>) {
+        val dependencies: List<DeclaredValue> get() = libraries.flatMap { it.dependencies }
+        val imports: List<String> get() = libraries.flatMap { it.imports }.distinct()
+    }
 
     /** The `%use` lines of [parsed] at its top level; null when it has none. */
     fun read(parsed: ParsedSnippet): Used? {
         if (parsed.syntaxErrors.isEmpty()) return null // valid Kotlin is never a magic
         val source = parsed.source
         val code = StringBuilder(source.text)
-        val dependencies = mutableListOf<DeclaredValue>()
-        val imports = linkedSetOf<String>()
+        val used = mutableListOf<Library>()
         val diagnostics = mutableListOf<Diagnostic>()
         var found = false
         for (lineNumber in 1..source.lineCount) {
@@ -92,17 +92,16 @@ internal object UseMagic {
             if (requests.isEmpty()) diagnostics += Diagnostic(Severity.ERROR, NOTHING_NAMED, magicRange, ANOTHER_LIBRARY)
             for (request in requests) {
                 val range = source.range(request.start, request.end)
-                val library = libraries[request.name]
-                if (library == null) {
+                val known = libraries[request.name]
+                if (known == null) {
                     diagnostics += Diagnostic(Severity.ERROR, unknown(request.name), range, ANOTHER_LIBRARY)
                     continue
                 }
-                dependencies +=
-                    library.artifacts.map { DeclaredValue(if (request.version == null) it else "$it:${request.version}", range) }
-                imports += library.imports
+                val artifacts = known.artifacts.map { DeclaredValue(if (request.version == null) it else "$it:${request.version}", range) }
+                used += Library(request.name, range, artifacts, known.imports)
             }
         }
-        return if (found) Used(code.toString(), dependencies, imports.toList(), diagnostics) else null
+        return if (found) Used(code.toString(), used, diagnostics) else null
     }
 
     /** One library of a `%use` line: its name, the version asked for, and where the name is ([start], [end]: offsets). */
@@ -141,6 +140,11 @@ internal object UseMagic {
         parts.firstOrNull { it.startsWith("v=") || it.startsWith("v =") }?.let { return it.substringAfter('=').trim().ifEmpty { null } }
         return parts.firstOrNull { '=' !in it }
     }
+
+    /** The note of the libraries of a failed snippet's `%use` lines that loaded all the same. */
+    fun loadedAlone(
+        names: List<String>,
+    ): String = "`%use ${names.joinToString(", ")}` loaded for the next cells; nothing else of this cell ran"
 
     private fun unknown(name: String): String =
         "`%use $name`: unknown library '$name'; this kernel's %use knows ${libraries.keys.joinToString(", ")}"

@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
+from ..events import SettledEvent
+from ..jvmti import ThreadStopper
+from ..results import Error
 from .cell_timer import time_limit_outcome
-from .events import SettledEvent
 from .interrupts import Interruptible, Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
-from .jvmti import ThreadStopper
-from .results import Error
 
 _log = logging.getLogger(__name__)
 

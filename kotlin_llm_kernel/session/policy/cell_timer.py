@@ -10,9 +10,9 @@ error says the limit.
 
 from __future__ import annotations
 
-from ..config.time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
-from .errors import SNIPPET_NOT_STOPPED, TIME_LIMIT_EXCEEDED
-from .results import Error, Outcome
+from ...config.time_limit import ENV_CELL_TIME_LIMIT, SETTING, describe
+from ..errors import SNIPPET_NOT_STOPPED, TIME_LIMIT_EXCEEDED
+from ..results import Error, Outcome
 
 _HINT = (
     f"hint: split the work into shorter cells, or raise the limit (setting {SETTING}; {ENV_CELL_TIME_LIMIT} when a "

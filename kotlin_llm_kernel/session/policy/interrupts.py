@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..jvm.jvm import started_jvm
-from .errors import NOT_RUN, SESSION_BUSY, SNIPPET_NOT_STOPPED
-from .jvmti import StopUnavailable, ThreadStopper, stopper_for
-from .results import Error
+from ...jvm.jvm import started_jvm
+from ..errors import NOT_RUN, SESSION_BUSY, SNIPPET_NOT_STOPPED
+from ..jvmti import StopUnavailable, ThreadStopper, stopper_for
+from ..results import Error
 
 log = logging.getLogger(__name__)
 
