@@ -130,10 +130,24 @@ class DataFrameAccessorsTest {
         )
         assertEquals("[Bob]", text("df.cast<Person>().filter { age > 16 }.name.toList()"))
         assertEquals("Alice is 15", text("df.cast<Person>()[0].let { \"\${it.name} is \${it.age}\" }"))
+        // a property typed by it keeps that type
+        text("val people = df.cast<Person>()")
+        assertEquals(
+            "Unresolved reference 'nosuch' on receiver of type 'DataFrame<Person>'.",
+            run("people.nosuch").second.assertError(ExecutionPhase.COMPILATION).message.substringAfter("error: ").substringBefore("\n"),
+        )
     }
 
     @Test
     @Order(6)
+    fun `a frame typed by another class, as toDataFrame types it, has accessors too`() {
+        dataFrame
+        text("val squares = (1..3).toList().toDataFrame { \"n\" from { it }; \"square\" from { it * it } }")
+        assertEquals("[1, 4, 9]", text("squares.square.toList()"))
+    }
+
+    @Test
+    @Order(7)
     fun `accessors that do not compile leave one line on stderr, the cell's value and the session as they were`() {
         dataFrame
         val (number, result, stderr) = run(

@@ -36,6 +36,9 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
     private val frames = DataFrameAccessors()
     private val typed = HashMap<String, Typed>()
 
+    /** The names of the `@DataSchema` types the snippets declared. */
+    private val dataSchemas = HashSet<String>()
+
     /** Runs the hidden snippets that [parsed], evaluated as [fileName] in class [snippetClass], calls for. */
     fun after(fileName: String, parsed: ParsedSnippet, snippetClass: Class<*>) {
         val hidden = HiddenNames(fileName)
@@ -56,6 +59,7 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
         }
         // the generator names a snippet's classes as the JVM does (`Snippet3.Person`), the next snippets by their names
         val code = generated("the @DataSchema $name") { frames.schema(type) }?.let(SnippetNames::clean) ?: return
+        dataSchemas += name
         if (code.isEmpty()) return
         run(hidden.next(), code)?.let { failure -> report("the @DataSchema $name", failure) }
     }
@@ -70,13 +74,14 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
         val marker: String?
         val mutable: Boolean
         if (declaration != null) {
-            // a frame the user typed (`DataFrame<Person>`, `df.cast<Person>()`) keeps the user's type
+            // a frame typed by a @DataSchema type (`DataFrame<Person>`, `df.cast<Person>()`) keeps it: it has accessors;
+            // one of another type (`listOf(1).toDataFrame()` is a `DataFrame<Int>`) is given a marker like `DataFrame<*>`
             val argument = symbols.signature(name)?.let(::frameArgument)
-            if (argument == null || (argument != "*" && !argument.startsWith(MARKER_PREFIX))) {
+            if (argument == null || argument in dataSchemas) {
                 typed.remove(name)
                 return
             }
-            marker = argument.takeIf { it != "*" }
+            marker = argument.takeIf { it.startsWith(MARKER_PREFIX) }
             mutable = VAR.containsMatchIn(declaration.header)
         } else {
             if (previous == null || previous.value === value) return
