@@ -9,7 +9,7 @@ from typing import Any
 from kotlin_llm_kernel import Diagnostic, Error, ScriptSession, SessionOptions
 
 from kernel_client import execute
-from libraries import KTOR_CLIENT
+from libraries import DATETIME, KTOR_CLIENT
 
 
 def _diagnostics(cell: Any) -> list[dict[str, Any]]:
@@ -76,6 +76,35 @@ def test_a_missing_library_gets_its_dependency_which_then_loads(library_kernel: 
         f'@file:DependsOn("io.ktor:ktor-client-core:{version}")\nimport io.ktor.client.*\nHttpClient::class.simpleName',
     )
     assert fixed.result == "HttpClient", fixed.error
+
+
+def test_a_dependency_s_classes_and_extensions_get_their_imports(library_kernel: Any) -> None:
+    assert execute(library_kernel, f'@file:DependsOn("{DATETIME}")').status == "ok"
+    cell = execute(library_kernel, "val p = DatePeriod(months = 1)")
+    assert cell.error is not None
+    assert cell.error["traceback"][2] == "hint: import kotlinx.datetime.DatePeriod"
+    imports = "import kotlinx.datetime.LocalDate\nimport kotlinx.datetime.DateTimeUnit\n"
+    cell = execute(library_kernel, imports + "LocalDate(2026, 1, 31).plus(1, DateTimeUnit.DAY)")
+    assert cell.error is not None
+    number = cell.content["execution_count"]
+    # kotlinc's words, not the default-imported CoroutineScope.plus the compiler tried first
+    assert cell.error["traceback"] == [
+        f"snippet{number}.kts:3:24: error: Unresolved reference 'plus' on receiver of type 'LocalDate'.",
+        "  | LocalDate(2026, 1, 31).<error>plus</error>(1, DateTimeUnit.DAY)",
+        "hint: import kotlinx.datetime.plus",
+    ]
+    fixed = execute(
+        library_kernel, imports + "import kotlinx.datetime.plus\nLocalDate(2026, 1, 31).plus(1, DateTimeUnit.DAY)"
+    )
+    assert fixed.result == "2026-02-01", fixed.error
+
+
+def test_a_name_of_an_earlier_cell_is_the_name_meant(library_kernel: Any) -> None:
+    assert execute(library_kernel, "val basketTotal = 41").status == "ok"
+    cell = execute(library_kernel, "basketTotl + 1")
+    assert cell.error is not None
+    assert cell.error["traceback"][2] == "hint: did you mean 'basketTotal'?"
+    assert execute(library_kernel, "basketTotal + 1").result == "42"
 
 
 def test_a_value_s_warnings_are_data_too(library_kernel: Any) -> None:

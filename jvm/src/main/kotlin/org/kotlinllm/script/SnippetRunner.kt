@@ -174,7 +174,11 @@ internal class SnippetRunner(
         return when (val compilation = compile(fileName, parsed, resolved?.classpath.orEmpty(), imports)) {
             is Compilation.Crashed -> compilationError(fileName, shown, versionNotes + limitations.compilerCrash(compilation.cause, parsed))
             is Compilation.Failed -> {
-                val errors = hints.enrich(parsed, diagnostics(compilation.diagnostics, fileName))
+                val reported = diagnostics(compilation.diagnostics, fileName)
+                val errors = hints.enrich(
+                    parsed,
+                    withoutCoroutinesInvoke(reported, fileName, parsed, resolved?.classpath.orEmpty(), imports),
+                )
                 compilationError(fileName, shown, versionNotes + limitations.compilationFailed(errors, shown))
             }
             is Compilation.Compiled -> {
@@ -244,9 +248,50 @@ internal class SnippetRunner(
         }
     }
 
+    /**
+     * [reported] with kotlinc's own words where the default import `kotlinx.coroutines.*` changed them: calling what
+     * is no function (`s.length()`) makes the compiler try the coroutines' `CoroutineDispatcher.invoke`, a missing
+     * `plus` their `CoroutineScope.plus`, and report that inapplicable candidate (and an uninferred `T`) instead of
+     * "cannot be invoked as a function" or the unresolved member, which the hints then explain. Those errors are
+     * replaced by kotlinc's where the snippet, compiled again without the import (failing again, leaving nothing),
+     * reports them at the same places.
+     */
+    private fun withoutCoroutinesInvoke(
+        reported: List<Diagnostic>,
+        fileName: String,
+        parsed: ParsedSnippet,
+        classpath: List<File>,
+        libraries: Collection<String>,
+    ): List<Diagnostic> {
+        val noisy = reported.filter { diagnostic -> diagnostic.name == WRONG_RECEIVER && COROUTINES.any { it in diagnostic.message } }
+            .mapNotNull { it.range }.toSet()
+        if (noisy.isEmpty()) return reported
+        val imports = shadowingImports.imports(parsed) + libraries
+        val rewrite = SnippetRewrite(parsed.source, InternalModifiers.insertions(parsed))
+        val again = compile(rewrite, fileName, classpath, imports, withoutImports = listOf(COROUTINES_IMPORT))
+        if (again is Compilation.Compiled) compilerHost.discard(again)
+        if (again !is Compilation.Failed) return reported
+        // "cannot be invoked as a function", or a member that is not there; not an unresolved name without a receiver:
+        // the REPL reports a property of the same snippet called as a function (`val n = 5; n()`) so, which would
+        // mislead more than the noise
+        val plain = diagnostics(again.diagnostics, fileName).filter {
+            it.range in noisy && (it.name == FUNCTION_EXPECTED || (it.name == UNRESOLVED && ON_RECEIVER in it.message))
+        }
+        if (plain.isEmpty()) return reported
+        val first = reported.indexOfFirst { it.range in noisy }
+        val kept = reported.filterNot { it.severity == Severity.ERROR && it.range in noisy }
+        return kept.take(first) + plain + kept.drop(first)
+    }
+
     /** Compiles [rewrite]'s text, its diagnostics located in the user's text. */
-    private fun compile(rewrite: SnippetRewrite, fileName: String, classpath: List<File>, imports: List<String>): Compilation =
-        when (val compiled = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports)) {
+    private fun compile(
+        rewrite: SnippetRewrite,
+        fileName: String,
+        classpath: List<File>,
+        imports: List<String>,
+        withoutImports: List<String> = emptyList(),
+    ): Compilation =
+        when (val compiled = compilerHost.compile(rewrite.text.toScriptSource(fileName), classpath, imports, withoutImports)) {
             is Compilation.Compiled -> Compilation.Compiled(
                 compiled.snippet,
                 rewrite.mapBack(compiled.diagnostics),
@@ -368,6 +413,15 @@ internal class SnippetRunner(
 
     private companion object {
         const val NOT_RUN = "the snippet was cancelled while it compiled: it did not run"
+
+        const val WRONG_RECEIVER = "UNRESOLVED_REFERENCE_WRONG_RECEIVER"
+        const val FUNCTION_EXPECTED = "FUNCTION_EXPECTED"
+        const val UNRESOLVED = "UNRESOLVED_REFERENCE"
+        const val ON_RECEIVER = "on receiver of type"
+
+        /** kotlinx.coroutines' extensions that the compiler offers for a missing call or `plus`, as its candidates name them. */
+        val COROUTINES = listOf("CoroutineDispatcher.invoke(", "CoroutineScope.plus(")
+        const val COROUTINES_IMPORT = "kotlinx.coroutines.*"
 
         /** How long a hint waits for the compiler's lock (held by a completion) before going without names. */
         const val HINT_WAIT_MILLIS = 2_000L

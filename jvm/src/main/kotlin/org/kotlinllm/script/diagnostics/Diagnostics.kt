@@ -9,8 +9,8 @@ internal data class SourceRange(
 ) {
     /** Whether [other] lies within this span. */
     operator fun contains(other: SourceRange): Boolean =
-        compareValues(startLine, other.startLine).let { it < 0 || it == 0 && startColumn <= other.startColumn } &&
-            compareValues(other.endLine, endLine).let { it < 0 || it == 0 && other.endColumn <= endColumn }
+        compareValues(startLine, other.startLine).let { it < 0 || (it == 0 && startColumn <= other.startColumn) } &&
+            compareValues(other.endLine, endLine).let { it < 0 || (it == 0 && other.endColumn <= endColumn) }
 }
 
 internal enum class Severity(val label: String) { ERROR("error"), WARNING("warning"), INFO("info") }

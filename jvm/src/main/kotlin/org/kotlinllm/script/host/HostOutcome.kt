@@ -87,7 +87,17 @@ public class HostOutcome(
                     }
                     val notRun = run?.notRun ?: false
                     val diagnostics = run?.diagnostics.orEmpty().map(HostDiagnostic::of)
-                    HostOutcome(result, cancelled, isUnit = false, valueText = null, ename, evalue, emptyList(), notRun = notRun, diagnostics = diagnostics)
+                    HostOutcome(
+                        result,
+                        cancelled,
+                        isUnit = false,
+                        valueText = null,
+                        ename,
+                        evalue,
+                        emptyList(),
+                        notRun = notRun,
+                        diagnostics = diagnostics,
+                    )
                 }
             }
         }

@@ -117,8 +117,10 @@ class UseMagicTest {
             "snippetN.kts:1:17: error: `%use mylib`: unknown library 'mylib'; this kernel's %use knows dataframe, lets-plot, " +
                 "kandy, serialization, datetime, ktor-client, coroutines\n" +
                 "  | %use lets-plot, <error>mylib</error>\n" +
-                "hint: for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact\n\n" +
-                "snippetN.kts:1:6: warning: Resolved 'org.jetbrains.lets-plot:lets-plot-kotlin-jvm' to its latest stable version '4.5.0'\n" +
+                "hint: for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its " +
+                "artifact\n\n" +
+                "snippetN.kts:1:6: warning: Resolved 'org.jetbrains.lets-plot:lets-plot-kotlin-jvm' to its latest stable " +
+                "version '4.5.0'\n" +
                 "  | %use <error>lets-plot</error>, mylib\n\n" +
                 "snippetN.kts:1:6: warning: `%use lets-plot` loaded for the next cells; nothing else of this cell ran\n" +
                 "  | %use <error>lets-plot</error>, mylib",

@@ -176,6 +176,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     /** The extra default imports of the snippet being compiled, added when the compiler refines its configuration. */
     private var snippetImports: List<String> = emptyList()
 
+    /** The default imports the snippet being compiled goes without, left out when the compiler refines its configuration. */
+    private var snippetWithout: Set<String> = emptySet()
+
     /** Called by the compiler with its PSI file of the snippet, before it builds the FIR: holds the tree (see [snippetTree]). */
     @OptIn(KtExperimentalApi::class, KtNonPublicApi::class)
     private fun holdSnippetTree(context: ScriptConfigurationRefinementContext): ResultWithDiagnostics<ScriptCompilationConfiguration> {
@@ -186,8 +189,10 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             if (script != null && !script.isReplSnippet) script.markAsReplSnippet() // lost already: marked again
         }
         val configuration = context.compilationConfiguration
-        if (snippetImports.isEmpty()) return configuration.asSuccess()
-        return configuration.with { defaultImports.append(snippetImports) }.asSuccess()
+        if (snippetImports.isEmpty() && snippetWithout.isEmpty()) return configuration.asSuccess()
+        val imports =
+            configuration[ScriptCompilationConfiguration.defaultImports].orEmpty().filter { it !in snippetWithout } + snippetImports
+        return configuration.with { defaultImports(imports) }.asSuccess()
     }
 
     /** The compiler's state, for the checks of what it retains of the snippets (K2InternalsTest). */
@@ -208,21 +213,28 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
     }
 
     /**
-     * Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets), and with
-     * [extraImports] among its default imports (see [ShadowingImports]).
+     * Compiles [source], with [extraClasspath] added for it (and, if it compiles, for the later snippets), with
+     * [extraImports] among its default imports (see [ShadowingImports]) and [withoutImports] left out of them.
      */
     fun compile(
         source: SourceCode,
         extraClasspath: List<File> = emptyList(),
         extraImports: List<String> = emptyList(),
-    ): Compilation = locked { compileLocked(source, extraClasspath, extraImports) }
+        withoutImports: Collection<String> = emptyList(),
+    ): Compilation = locked { compileLocked(source, extraClasspath, extraImports, withoutImports) }
 
-    private fun compileLocked(source: SourceCode, extraClasspath: List<File>, extraImports: List<String>): Compilation {
+    private fun compileLocked(
+        source: SourceCode,
+        extraClasspath: List<File>,
+        extraImports: List<String>,
+        withoutImports: Collection<String>,
+    ): Compilation {
         val previous = state.lastCompiledSnippet
         val classpath = addedClasspath + extraClasspath
         val configuration = if (classpath.isEmpty()) compilationConfiguration
         else compilationConfiguration.with { updateClasspath(classpath) }
         snippetImports = extraImports
+        snippetWithout = withoutImports.toSet()
         val started = System.nanoTime()
         val result = try {
             OutputRouting.toCompilerLog { callSuspending { compiler.compile(listOf(source), configuration) } }
@@ -234,6 +246,7 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         } finally {
             snippetTree = null
             snippetImports = emptyList()
+            snippetWithout = emptySet()
             memory.forgetConfigurations()
             logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }

@@ -130,7 +130,7 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
          */
         private fun kotlinName(method: String): String? {
             val name = method.substringBefore('-') // a function taking an inline class has a mangled name
-            if ('$' in name || name.startsWith("set") && name.length > 3 && name[3].isUpperCase()) return null
+            if ('$' in name || (name.startsWith("set") && name.length > 3 && name[3].isUpperCase())) return null
             if (name.startsWith("get") && name.length > 3 && name[3].isUpperCase()) return name[3].lowercaseChar() + name.substring(4)
             return name.ifEmpty { null }
         }

@@ -110,6 +110,23 @@ class HintsTest {
     }
 
     @Test
+    fun `calling a property as a function gets kotlinc's message, not the default-imported coroutines' invoke`() {
+        assertEquals(
+            "snippetN.kts:2:3: error: Expression 'length' of type 'Int' cannot be invoked as a function. " +
+                "Function 'invoke()' is not found.\n" +
+                "  | s.<error>length</error>()",
+            error("val s = \"abc\"\ns.length()"),
+        )
+        assertEquals(
+            "snippetN.kts:1:33: error: Expression 'size' of type 'Int' cannot be invoked as a function. " +
+                "Function 'invoke()' is not found.\n" +
+                "  | val arr = arrayOf(1, 2, 3); arr.<error>size</error>()",
+            error("val arr = arrayOf(1, 2, 3); arr.size()"),
+        )
+        assertEquals(3, value("val arr = arrayOf(1, 2, 3); arr.size"), "the failed snippets left nothing behind")
+    }
+
+    @Test
     fun `an import of a well-known library that is missing gets the dependency to declare`() {
         assertEquals(
             "snippetN.kts:1:11: error: Unresolved reference 'ktor'.\n  | import io.<error>ktor</error>.client.*\n" +
