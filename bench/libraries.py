@@ -1,5 +1,5 @@
-"""`%use dataframe`, the first DataFrame table and the first lets-plot figure of a session, cell by cell (see
-bench/README.md).
+"""`%use dataframe`, the first DataFrame table and the first lets-plot figure of a session, and what DataFrame's
+column accessors add to a cell, cell by cell (see bench/README.md).
 
 ``python bench/libraries.py [--starts 3] [--out FILE]``
 
@@ -43,6 +43,20 @@ CELLS = [
     ),
     ("**first table**: `df`", "df"),
     ("table again: `df`", "df"),
+    # the column accessors: a frame held by no property has none, the same frame's cell as a property gets them
+    (
+        "`val n = dataFrameOf(…).rowsCount()` (a frame, no accessors)",
+        'val n = dataFrameOf("city", "size")("Rome", 3, "Oslo", 1).rowsCount()',
+    ),
+    (
+        "`val cities = dataFrameOf(…)` (**a new schema's accessors**)",
+        'val cities = dataFrameOf("city", "size")("Rome", 3, "Oslo", 1)',
+    ),
+    (
+        "`val more = dataFrameOf(…)` (the same schema: its marker reused)",
+        'val more = dataFrameOf("city", "size")("Paris", 2)',
+    ),
+    ("`cities.filter { size > 1 }.city.toList()` (accessors used)", "cities.filter { size > 1 }.city.toList()"),
     ("1000-row table (20 shown)", '(1..1000).toList().toDataFrame { "n" from { it }; "square" from { it * it } }'),
     (
         "`val p = letsPlot(…) + geomPoint` (no output)",

@@ -24,6 +24,7 @@ import org.kotlinllm.script.internal.compiler.completion.Inspected
 import org.kotlinllm.script.internal.compiler.hints.DiagnosticHints
 import org.kotlinllm.script.internal.compiler.hints.HostKotlinJars
 import org.kotlinllm.script.internal.compiler.source.DependencyAnnotations
+import org.kotlinllm.script.internal.compiler.source.FrameAssignments
 import org.kotlinllm.script.internal.compiler.source.InternalModifiers
 import org.kotlinllm.script.internal.compiler.source.NotebookMagics
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
@@ -41,6 +42,7 @@ import org.kotlinllm.script.internal.report.SnippetSources
 import org.kotlinllm.script.internal.report.StackTraceRenderer
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.StopGate
+import org.kotlinllm.script.internal.session.LibraryAccessors
 import org.kotlinllm.script.internal.session.SessionSymbols
 import java.io.File
 import java.nio.file.Files
@@ -89,6 +91,7 @@ internal class SnippetRunner(
     private val stackTraces = StackTraceRenderer(sources)
     private val limitations = KnownLimitations(serializationPlugin = CompilerPlugins.jars.any { "serialization" in it.name })
     private val shadowingImports = ShadowingImports()
+    private val accessors = LibraryAccessors(compilerHost, symbols)
     private val hints = DiagnosticHints(
         hostJars = HostKotlinJars.of(hostClassLoader),
         dependencyJars = { dependencies.loadedJars },
@@ -103,7 +106,7 @@ internal class SnippetRunner(
     private val libraryImports = linkedSetOf<String>()
 
     /** Rewrites tried in turn when a snippet's first compilation fails. */
-    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions)
+    private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions, FrameAssignments)
     private var classDirectories: File? = null
 
     /** [frame] of a snippet as `snippetN.kts:line`, a line of inlined code mapped to the line that called it. */
@@ -345,6 +348,8 @@ internal class SnippetRunner(
             snippetClass?.let { shadowingImports.declared(parsed, it.name) }
             if (parsed.declaresInline) keepClassFiles(fileName, compiled.classFiles)
             compilerHost.releaseClassFiles(compiled)
+            // the next snippets see the column accessors of the frames this one declared or changed
+            if (evaluation !is Evaluation.Threw && snippetClass != null) accessors.after(fileName, parsed, snippetClass)
         }
         return when (evaluation) {
             is Evaluation.Returned -> SnippetRun(

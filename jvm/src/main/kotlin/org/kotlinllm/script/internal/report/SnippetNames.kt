@@ -2,12 +2,13 @@ package org.kotlinllm.script.internal.report
 
 /**
  * Names of snippet code as the user declared it: the compiler wraps each snippet in a class `SnippetN`, so a class
- * `Boom` of snippet 1 is `Snippet1$Boom` to the JVM and `Snippet1.Boom` in compiler messages.
+ * `Boom` of snippet 1 is `Snippet1$Boom` to the JVM and `Snippet1.Boom` in compiler messages. The engine's hidden
+ * snippets after snippet 1 are `Snippet1_1`, `Snippet1_2`….
  */
 internal object SnippetNames {
 
-    private val snippetClass = Regex("""^Snippet\d+$""")
-    private val qualifier = Regex("""(?<![\p{L}\p{Nd}_$.])Snippet\d*[.$]""")
+    private val snippetClass = Regex("""^Snippet\d+(?:_\d+)?$""")
+    private val qualifier = Regex("""(?<![\p{L}\p{Nd}_$.])Snippet\d*(?:_\d+)?[.$]""")
     private val lambdaMethod = Regex("""\${'$'}lambda(\${'$'}\d+)*$""")
 
     /** `$$eval`, and the names its lambdas' methods are derived from (`_$_eval`, `__eval`). */

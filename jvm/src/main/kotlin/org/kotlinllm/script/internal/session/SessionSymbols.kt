@@ -48,6 +48,18 @@ internal class SessionSymbols : DeclarationListing {
         }
     }
 
+    /**
+     * The property [name], redeclared by a hidden snippet of the engine's compiled as [snippetClass] (a frame given
+     * its column accessors): the user's declaration, its value read from there from now on.
+     */
+    fun redeclared(name: String, snippetClass: Class<*>) {
+        symbols.computeIfPresent(name) { _, symbol -> Symbol(symbol.declaration, snippetClass.name, symbol.signatures, symbol.order) }
+        snippetClass.classLoader?.let { classLoader = it }
+    }
+
+    /** The declared signature of [name] as the compiler resolved it, e.g. `val df: DataFrame<*>`. */
+    fun signature(name: String): String? = symbols[name]?.signatures?.firstOrNull()
+
     fun names(): Set<String> = symbols.keys
 
     fun declaration(name: String): DeclaredName? = symbols[name]?.declaration

@@ -1,0 +1,95 @@
+package org.kotlinllm.script.internal.libraries
+
+/**
+ * The column accessors of Kotlin DataFrame's frames and `@DataSchema` types, written by DataFrame's own code generator
+ * for notebooks (`ReplCodeGenerator`, Kotlin-internal in 0.15, reached by reflection through the library's class
+ * loader): `@DataSchema` marker interfaces and extension properties such as `val ColumnsContainer<_DataFrameType>.age:
+ * DataColumn<Int>`, and the conversion that gives a frame its marker type (`df.cast<_DataFrameType>()`). The engine
+ * compiles that code as hidden snippets. One generator per session: it remembers the markers it wrote and reuses one
+ * for an identical schema.
+ */
+internal class DataFrameAccessors {
+
+    /** A frame's accessors: [declarations] (empty when its schema's marker exists already) and its [marker] type. */
+    class Frame(val declarations: String, val marker: String, private val converter: (String) -> String) {
+        /** [expression], of type `DataFrame<*>`, as a frame of [marker]'s type. */
+        fun convert(expression: String): String = converter(expression)
+    }
+
+    private var generator: Any? = null
+    private var calls: LibraryCalls? = null
+
+    /** The accessors of [frame], a DataFrame; null when the generator gives none. */
+    fun frame(frame: Any): Frame? {
+        val calls = calls(frameType(frame.javaClass)?.classLoader)
+        val code = calls.member(GENERATOR, generator(calls), "process", listOf(DATA_FRAME, K_PROPERTY), frame, null) ?: return null
+        val declarations = calls.member(CODE, code, "getDeclarations") as String
+
+        // a Kotlin (String) -> String: Function1 is the host's class, which the library shares
+        @Suppress("UNCHECKED_CAST")
+        val converter = calls.member(CODE, code, "getConverter") as? Function1<String, Any?> ?: return null
+        val marker = CAST.find(converter("x").toString())?.groupValues?.get(1) ?: return null
+        return Frame(declarations.trim(), marker) { converter(it).toString() }
+    }
+
+    /** The accessors of [type], a `@DataSchema` class or interface of a snippet; null for another type. */
+    fun schema(type: Class<*>): String? {
+        val annotation = type.annotations.firstOrNull { it.annotationClass.java.name == DATA_SCHEMA } ?: return null
+        val calls = calls(annotation.annotationClass.java.classLoader)
+        val code = calls.member(GENERATOR, generator(calls), "process", listOf("kotlin.reflect.KClass"), type.kotlin) as? String
+        return code?.trim()
+    }
+
+    /**
+     * Tells the generator of the marker interfaces [markers] that a hidden snippet declared: it knows the markers it
+     * wrote by their classes only (as the types of the properties it is given, which the engine does not pass), so
+     * that the next frames reuse them for an identical schema, extend them for a wider one, and name new ones anew.
+     */
+    fun declared(markers: List<Class<*>>) {
+        val generator = generator ?: return
+        val calls = calls ?: return
+        for (marker in markers) calls.member(GENERATOR, generator, "process", listOf("kotlin.reflect.KClass"), marker.kotlin)
+    }
+
+    /**
+     * Forgets the markers [declarations] declare, which did not compile: the generator would otherwise reuse them for
+     * the next frame of that schema, and that frame's conversion would name a type that does not exist.
+     */
+    fun forget(declarations: String) {
+        val generator = generator ?: return
+        val names = markers(declarations)
+        if (names.isEmpty()) return
+        val field = generator.javaClass.getDeclaredField("generatedMarkers").apply { isAccessible = true }
+        val markers = field.get(generator) as? MutableMap<*, *> ?: return
+        markers.keys.removeAll { it in names }
+    }
+
+    private fun calls(loader: ClassLoader?): LibraryCalls = calls ?: LibraryCalls(loader).also { calls = it }
+
+    private fun generator(calls: LibraryCalls): Any =
+        generator ?: calls.member("$GENERATOR\$Companion", calls.companion(GENERATOR), "create")
+            .let { it ?: error("DataFrame's ReplCodeGenerator.create() gave null") }
+            .also { generator = it }
+
+    companion object {
+        private const val PACKAGE = "org.jetbrains.kotlinx.dataframe"
+        private const val DATA_FRAME = "$PACKAGE.DataFrame"
+        private const val DATA_SCHEMA = "$PACKAGE.annotations.DataSchema"
+        private const val CODE = "$PACKAGE.codeGen.CodeWithConverter"
+        private const val GENERATOR = "org.jetbrains.dataframe.impl.codeGen.ReplCodeGenerator"
+        private const val K_PROPERTY = "kotlin.reflect.KProperty"
+        private val CAST = Regex("""\.cast<([\w.]+)>\(\)$""")
+
+        /** The names of the marker interfaces [declarations] declares. */
+        fun markers(declarations: String): Set<String> = INTERFACE.findAll(declarations).map { it.groupValues[1] }.toSet()
+        private val INTERFACE = Regex("""\binterface\s+(\w+)""")
+
+        /** What the generated code names without qualifying it. */
+        val IMPORTS: List<String> = listOf("$PACKAGE.*", "$PACKAGE.api.*", "$PACKAGE.annotations.*", "$PACKAGE.columns.*")
+
+        /** DataFrame's frame interface as [type] implements it, or null. */
+        fun frameType(type: Class<*>): Class<*>? = LibraryCalls.hierarchy(type)[DATA_FRAME]
+
+        fun isFrame(value: Any?): Boolean = value != null && frameType(value.javaClass) != null
+    }
+}

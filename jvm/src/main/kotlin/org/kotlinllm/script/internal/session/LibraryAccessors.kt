@@ -1,0 +1,192 @@
+package org.kotlinllm.script.internal.session
+
+import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.diagnostics.CompilerDiagnostics
+import org.kotlinllm.script.internal.compiler.Compilation
+import org.kotlinllm.script.internal.compiler.Evaluation
+import org.kotlinllm.script.internal.compiler.ReplCompilerHost
+import org.kotlinllm.script.internal.compiler.source.DeclaredName
+import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
+import org.kotlinllm.script.internal.libraries.DataFrameAccessors
+import org.kotlinllm.script.internal.report.SnippetNames
+import org.kotlinllm.script.runtime.ProvidedValues
+import kotlin.script.experimental.api.ScriptDiagnostic
+import kotlin.script.experimental.host.toScriptSource
+
+private val logger = KotlinLogging.logger {}
+
+/**
+ * After a snippet, the column accessors of what it declared or changed, as in Kotlin notebooks: for each property
+ * holding a DataFrame whose schema has no accessors yet (declared by the snippet, or a `var` it reassigned), and for
+ * each `@DataSchema` type it declared, [DataFrameAccessors]' code runs as a hidden snippet, so the next snippets can
+ * write `df.age` and `df.filter { age > 16 }`. A frame's hidden snippet declares the accessors and the property again
+ * with its marker type (`val df = (… as DataFrame<*>).cast<_DataFrameType>()`), its value handed over through
+ * [ProvidedValues], as the initializer cannot name the property it redeclares.
+ *
+ * Hidden snippets take no snippet number: snippet 5's are `snippet5_1.kts`, `snippet5_2.kts`…; their warnings are
+ * not shown and [SessionSymbols] lists only the user's declarations (a redeclared property read from its hidden
+ * snippet). One that fails is rolled back like a failed snippet and leaves one line on stderr; the snippet's own
+ * result stays.
+ */
+internal class LibraryAccessors(private val compiler: ReplCompilerHost, private val symbols: SessionSymbols) {
+
+    /** A property given a marker type: the [value] it was given for, the [marker], whether it is a `var`. */
+    private class Typed(val value: Any, val marker: String, val mutable: Boolean)
+
+    private val frames = DataFrameAccessors()
+    private val typed = HashMap<String, Typed>()
+
+    /** The names of the `@DataSchema` types the snippets declared. */
+    private val dataSchemas = HashSet<String>()
+
+    /** Runs the hidden snippets that [parsed], evaluated as [fileName] in class [snippetClass], calls for. */
+    fun after(fileName: String, parsed: ParsedSnippet, snippetClass: Class<*>) {
+        val hidden = HiddenNames(fileName)
+        for (declaration in parsed.declarations.filter { it.kind == DeclaredName.Kind.CLASS }.distinctBy { it.name }) {
+            schema(declaration.name, snippetClass, hidden)
+        }
+        val declared = parsed.declarations.filter { it.kind == DeclaredName.Kind.PROPERTY }.associateBy { it.name }
+        // only a var that the snippet did not declare can hold another frame now
+        val reassignable = typed.filterValues { it.mutable }.keys
+        for (name in LinkedHashSet(declared.keys + reassignable)) frame(name, declared[name], hidden)
+    }
+
+    private fun schema(name: String, snippetClass: Class<*>, hidden: HiddenNames) {
+        val type = try {
+            Class.forName("${snippetClass.name}$$name", false, snippetClass.classLoader)
+        } catch (_: ClassNotFoundException) {
+            return
+        }
+        // the generator names a snippet's classes as the JVM does (`Snippet3.Person`), the next snippets by their names
+        val code = generated("the @DataSchema $name") { frames.schema(type) }?.let(SnippetNames::clean) ?: return
+        dataSchemas += name
+        if (code.isEmpty()) return
+        run(hidden.next(), code)?.let { failure -> report("the @DataSchema $name", failure) }
+    }
+
+    private fun frame(name: String, declaration: DeclaredName?, hidden: HiddenNames) {
+        val value = symbols.value(name)?.getOrNull()
+        if (!DataFrameAccessors.isFrame(value) || value == null) {
+            typed.remove(name)
+            return
+        }
+        val previous = typed[name]
+        val marker: String?
+        val mutable: Boolean
+        if (declaration != null) {
+            // a frame typed by a @DataSchema type (`DataFrame<Person>`, `df.cast<Person>()`) keeps it: it has accessors;
+            // one of another type (`listOf(1).toDataFrame()` is a `DataFrame<Int>`) is given a marker like `DataFrame<*>`
+            val argument = symbols.signature(name)?.let(::frameArgument)
+            if (argument == null || argument in dataSchemas) {
+                typed.remove(name)
+                return
+            }
+            marker = argument.takeIf { it.startsWith(MARKER_PREFIX) }
+            mutable = VAR.containsMatchIn(declaration.header)
+        } else {
+            if (previous == null || previous.value === value) return
+            marker = previous.marker
+            mutable = previous.mutable
+        }
+        val frame = generated("`$name`") { frames.frame(value) } ?: return
+        // a marker the generator knows by its class is named as the JVM names it (`Snippet3_1._DataFrameType`)
+        val frameMarker = SnippetNames.clean(frame.marker)
+        if (frame.declarations.isEmpty() && frameMarker == marker) {
+            typed[name] = Typed(value, frameMarker, mutable)
+            return
+        }
+        val id = ProvidedValues.register(mapOf(name to value))
+        try {
+            val handedOver = "(${ProvidedValues::class.qualifiedName}.get(${id}L, \"$name\") as $DATA_FRAME<*>)"
+            val statement = "${if (mutable) "var" else "val"} `$name` = ${SnippetNames.clean(frame.convert(handedOver))}"
+            val code = if (frame.declarations.isEmpty()) statement else "${SnippetNames.clean(frame.declarations)}\n$statement"
+            when (val outcome = run(hidden.next(), code)) {
+                null -> typed[name] = Typed(value, frameMarker, mutable)
+                else -> {
+                    frames.forget(frame.declarations)
+                    report("`$name`", outcome)
+                }
+            }
+        } finally {
+            ProvidedValues.unregister(id)
+        }
+    }
+
+    /** What the generator gives for [subject], or null after reporting how it failed. */
+    private fun <T> generated(subject: String, generate: () -> T?): T? = try {
+        generate()
+    } catch (e: Exception) {
+        report(subject, "DataFrame's code generator threw ${SnippetNames.header(e)}")
+        null
+    } catch (e: LinkageError) {
+        report(subject, "DataFrame's code generator is not the one of DataFrame 0.15: ${SnippetNames.header(e)}")
+        null
+    }
+
+    /**
+     * Compiles and evaluates [code] as the hidden snippet [fileName]; null when it ran, else why not. A redeclared
+     * property is read from its class from now on.
+     */
+    private fun run(fileName: String, code: String): String? {
+        val started = System.nanoTime()
+        val compilation = compiler.compile(code.toScriptSource(fileName), emptyList(), DataFrameAccessors.IMPORTS)
+        val failure = when (compilation) {
+            is Compilation.Crashed -> "the compiler failed on their code: ${SnippetNames.header(compilation.cause)}"
+            is Compilation.Failed ->
+                "their code does not compile: " + compilation.diagnostics
+                    .firstOrNull {
+                        it.severity >= ScriptDiagnostic.Severity.ERROR
+                    }?.let { SnippetNames.clean(CompilerDiagnostics.text(it)) }.orEmpty()
+            is Compilation.Compiled -> when (val evaluation = compiler.evaluate(compilation)) {
+                is Evaluation.Returned, Evaluation.NoValue -> {
+                    compiler.lastEvaluatedClass()?.let { hiddenClass -> declared(code, hiddenClass) }
+                    compiler.releaseClassFiles(compilation)
+                    null
+                }
+                is Evaluation.Threw -> "their code threw ${SnippetNames.header(evaluation.error)}"
+                is Evaluation.Broken -> "their code could not be run: ${evaluation.message}"
+            }
+        }
+        logger.debug { "hidden snippet $fileName in ${(System.nanoTime() - started) / 1_000_000} ms: ${failure ?: "ran"}" }
+        if (failure != null) logger.debug { "the code of $fileName:\n$code" }
+        return failure
+    }
+
+    /** Records what the hidden snippet [code], evaluated as [hiddenClass], declared: a property again, markers. */
+    private fun declared(code: String, hiddenClass: Class<*>) {
+        REDECLARATION.find(code)?.let { symbols.redeclared(it.groupValues[1], hiddenClass) }
+        val markers = DataFrameAccessors.markers(code).mapNotNull { name ->
+            try {
+                Class.forName("${hiddenClass.name}$$name", false, hiddenClass.classLoader)
+            } catch (_: ClassNotFoundException) {
+                null
+            }
+        }
+        generated("the markers ${markers.joinToString { it.simpleName }}") { frames.declared(markers) }
+    }
+
+    private fun report(subject: String, why: String) {
+        System.err.println("[kotlin-llm] the column accessors of $subject could not be generated: ${why.lines().joinToString(" ").trim()}")
+    }
+
+    /** The names of the hidden snippets after the snippet [fileName]: `snippet5_1.kts`, `snippet5_2.kts`… */
+    private class HiddenNames(fileName: String) {
+        private val base = fileName.removeSuffix(".kts")
+        private var count = 0
+
+        fun next(): String = "${base}_${++count}.kts"
+    }
+
+    private companion object {
+        const val DATA_FRAME = "org.jetbrains.kotlinx.dataframe.DataFrame"
+
+        /** The names DataFrame's generator gives its markers. */
+        const val MARKER_PREFIX = "_DataFrameType"
+        val VAR = Regex("""(^|\s)var\s""")
+        val REDECLARATION = Regex("""^(?:val|var) `([^`]+)` = """, RegexOption.MULTILINE)
+        val FRAME_TYPE = Regex(""":\s*(?:[\w.]+\.)?(?:DataFrame<(.+)>|AnyFrame)\??\s*$""")
+
+        /** `*` or the type argument of a signature's `DataFrame<…>` (`AnyFrame` is `DataFrame<*>`); null for another type. */
+        fun frameArgument(signature: String): String? = FRAME_TYPE.find(signature)?.let { it.groupValues[1].ifEmpty { "*" } }
+    }
+}
