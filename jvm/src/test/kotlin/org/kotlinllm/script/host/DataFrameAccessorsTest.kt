@@ -11,6 +11,7 @@ import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
 import org.kotlinllm.script.assertError
 import org.kotlinllm.script.assertValue
+import org.kotlinllm.script.testLibraries
 import java.nio.file.Files
 import java.nio.file.Path
 import kotlin.io.path.isRegularFile
@@ -27,16 +28,7 @@ import kotlin.test.fail
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class DataFrameAccessorsTest {
 
-    private val libraries: Path = run {
-        val property =
-            System.getProperty("kotlinllm.test.libraries")
-                ?: fail("the system property kotlinllm.test.libraries is not set (jvm/pom.xml sets it)")
-        val repository = Path.of(property)
-        if (!repository.resolve(JAR).isRegularFile()) {
-            fail("the test libraries are missing ($JAR in $repository): run scripts/setup.sh, which fetches them once")
-        }
-        repository
-    }
+    private val libraries: Path = testLibraries(JAR)
     private val localRepository = Files.createTempDirectory("dataframe-accessors")
     private val session = HostSession.create(
         emptyMap(),

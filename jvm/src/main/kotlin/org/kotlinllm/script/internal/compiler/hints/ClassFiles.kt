@@ -39,7 +39,7 @@ internal object ClassFiles {
     }
 
     /** The methods Kotlin code may call of the class file in [input]; empty for what is not a class file. */
-    fun methods(input: InputStream): List<ClassMethod> {
+    fun callables(input: InputStream): List<ClassMethod> {
         val data = DataInputStream(input.buffered())
         if (data.readInt() != MAGIC) return emptyList()
         data.readUnsignedShort()

@@ -47,8 +47,8 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
          */
         fun hasStaticMember(importable: Importable, name: String): Boolean {
             if (importable.function) return false
-            val static = readClass(importable, "") { input -> ClassFiles.methods(input).any { it.static && it.name == name } }
-            val companion = readClass(importable, COMPANION) { input -> ClassFiles.methods(input).any { it.name == name } }
+            val static = readClass(importable, "") { input -> ClassFiles.callables(input).any { it.static && it.name == name } }
+            val companion = readClass(importable, COMPANION) { input -> ClassFiles.callables(input).any { it.name == name } }
             return static == true || companion == true
         }
 
@@ -119,7 +119,7 @@ internal class ClasspathIndex private constructor(private val byName: Map<String
                             "$packageName.${simple.removeSuffix(COMPANION)}.Companion"
                         else -> continue
                     }
-                    val methods = runCatching { zip.getInputStream(entry).use(ClassFiles::methods) }.getOrDefault(emptyList())
+                    val methods = runCatching { zip.getInputStream(entry).use(ClassFiles::callables) }.getOrDefault(emptyList())
                     for (method in methods) {
                         if (method.static != (owner == packageName)) continue
                         val name = kotlinName(method.name) ?: continue
