@@ -28,26 +28,16 @@ import kotlin.test.fail
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class DataFrameAccessorsTest {
 
-    private val libraries: Path = testLibraries(JAR)
-    private val localRepository = Files.createTempDirectory("dataframe-accessors")
-    private val session = HostSession.create(
-        emptyMap(),
-        HostSettings(localRepository.toString(), listOf(libraries.toUri().toString()), null, null),
-    )
-    private val events = EventReader(session)
+    private val libraries = LibrarySession("dataframe-accessors", JAR)
+    private val session: HostSession get() = libraries.session
 
     @AfterAll
-    fun close() {
-        session.close()
-        localRepository.toFile().deleteRecursively()
-    }
+    fun close() = libraries.close()
 
     /** Runs [code] as the next snippet: its number, its result and what it printed on stderr. */
     private fun run(code: String): Triple<Int, ScriptResult, String> {
-        val number = session.submit(code).snippetNumber
-        val outcome = events.settled(number)
-        val stderr = events.events.filterIsInstance<OutputEvent>().filter { it.snippetNumber == number && it.stream == "stderr" }
-        return Triple(number, outcome.result, stderr.joinToString("") { it.text })
+        val ran = libraries.run(code)
+        return Triple(ran.number, ran.outcome.result, ran.stderr)
     }
 
     /** The text of [code]'s value; it printed nothing on stderr. */

@@ -29,26 +29,15 @@ import kotlin.test.fail
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class LibraryRenderingTest {
 
-    private val libraries: Path = testLibraries(*JARS.toTypedArray())
-    private val localRepository = Files.createTempDirectory("library-rendering")
-    private val session = HostSession.create(
-        emptyMap(),
-        HostSettings(localRepository.toString(), listOf(libraries.toUri().toString()), null, null),
-    )
-    private val events = EventReader(session)
+    private val libraries = LibrarySession("library-rendering", *JARS.toTypedArray())
 
     @AfterAll
-    fun close() {
-        session.close()
-        localRepository.toFile().deleteRecursively()
-    }
+    fun close() = libraries.close()
 
     private fun run(code: String): Pair<HostOutcome, String> {
-        val number = session.submit(code).snippetNumber
-        val outcome = events.settled(number)
-        outcome.result.assertValue()
-        val stderr = events.events.filterIsInstance<OutputEvent>().filter { it.snippetNumber == number && it.stream == "stderr" }
-        return outcome to stderr.joinToString("") { it.text }
+        val ran = libraries.run(code)
+        ran.outcome.result.assertValue()
+        return ran.outcome to ran.stderr
     }
 
     private fun data(code: String): Map<String, String> = run(code).first.valueData ?: fail("no bundle for: $code")
