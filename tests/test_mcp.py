@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,6 +15,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent, Tool
 
+from maven_repository import add_artifact, add_metadata, served
+
 SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
 #: Seconds for a call, the first starting the JVM and the compiler.
 CALL_TIMEOUT = 180
@@ -22,12 +24,13 @@ CALL_TIMEOUT = 180
 T = TypeVar("T")
 
 
-def talk(steps: Callable[[ClientSession], Awaitable[T]]) -> T:
-    """Starts a server, runs ``steps`` against it over stdio and returns what they return; the server then ends."""
+def talk(steps: Callable[[ClientSession], Awaitable[T]], arguments: Sequence[str] = ()) -> T:
+    """Starts a server with ``arguments``, runs ``steps`` against it over stdio and returns what they return; the
+    server then ends."""
 
     async def exchange() -> T:
         # The whole environment, so that the server sees the test's private cache and Jupyter directories.
-        parameters = StdioServerParameters(command=str(SERVER), env=dict(os.environ))
+        parameters = StdioServerParameters(command=str(SERVER), args=list(arguments), env=dict(os.environ))
         async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             return await steps(session)
@@ -200,3 +203,46 @@ def test_restart_starts_a_fresh_session(conversation: dict[str, Any]) -> None:
         == "snippet1.kts:1:1: error: Unresolved reference 'greeting'.\n  | <error>greeting</error>"
     )
     assert conversation["vars_after_restart"].structured_content == {"declarations": "no declarations yet"}
+
+
+def greeter(version: str) -> dict[str, str]:
+    return {
+        "com.example.greeter.Greeter": (
+            "package com.example.greeter;\n"
+            f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
+        )
+    }
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Maven repository on 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
+    root = tmp_path_factory.mktemp("repo")
+    for version in ("1.0", "1.1"):
+        add_artifact(root, "com.example", "greeter", version, greeter(version))
+    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
+    with served(root) as url:
+        yield url
+
+
+def test_add_dependency(repository: str, tmp_path: Path) -> None:
+    async def steps(session: ClientSession) -> list[CallToolResult]:
+        return [
+            await call(session, "add_dependency", coordinates="com.example:greeter"),
+            await call(session, "run", code="com.example.greeter.Greeter.version()"),
+            await call(session, "add_dependency", coordinates="com.example:absent:1.0", repository=repository),
+        ]
+
+    arguments = ["--repository", repository, "--local-repository", str(tmp_path / "local")]
+    added, used, absent = talk(steps, arguments)
+    assert added.is_error is False
+    assert added.structured_content == ok("snippet1.kts", None) | {"resolved_versions": {"com.example:greeter": "1.1"}}
+    assert used.structured_content == ok("snippet2.kts", "1.1")
+    assert absent.is_error is True and absent.structured_content is not None
+    assert absent.structured_content["error"] == (
+        f"snippet3.kts:2:1: error: Cannot resolve 'com.example:absent:1.0': not found in {repository}\n"
+        '  | <error>@file:DependsOn("com.example:absent:1.0")</error>'
+    )
+    assert [d["message"] for d in absent.structured_content["diagnostics"]] == [
+        f"Cannot resolve 'com.example:absent:1.0': not found in {repository}"
+    ]

@@ -12,14 +12,15 @@ class KotlinSession:
     """One :class:`.ScriptSession` at a time. The SDK runs each tool call on a worker thread and may run two at once,
     while a session runs one snippet at a time in order: a lock makes the calls take turns."""
 
-    def __init__(self) -> None:
+    def __init__(self, options: SessionOptions | None = None) -> None:
+        # No echo by default: the process's stdout is the MCP channel; what a snippet prints is in its result.
+        self._options = options or SessionOptions(echo=False)
         self._lock = threading.Lock()
         self._session: ScriptSession | None = None
 
     def _started(self) -> ScriptSession:
         if self._session is None:
-            # No echo: the process's stdout is the MCP channel; what a snippet prints is in its result.
-            self._session = ScriptSession(options=SessionOptions(echo=False))
+            self._session = ScriptSession(options=self._options)
         return self._session
 
     def execute(self, code: str) -> tuple[Value | Error, int]:
