@@ -79,6 +79,9 @@ def conversation() -> dict[str, Any]:
         found["exception"] = await call(session, "run", code='throw IllegalStateException("boom")')
         found["long"] = await call(session, "run", code='for (i in 1..100_000) println("line $i")')
         found["vars"] = await call(session, "vars")
+        found["complete"] = await call(session, "complete", code="greeting.len", cursor=12)
+        found["inspect"] = await call(session, "inspect", code="greeting.length", cursor=3)
+        found["inspect_nothing"] = await call(session, "inspect", code="1 + 2", cursor=1)
         found["restart"] = await call(session, "restart")
         found["after_restart"] = await call(session, "run", code="greeting")
         found["vars_after_restart"] = await call(session, "vars")
@@ -89,7 +92,7 @@ def conversation() -> dict[str, Any]:
 
 def test_the_tools_and_their_schemas(conversation: dict[str, Any]) -> None:
     tools: list[Tool] = conversation["tools"]
-    assert [tool.name for tool in tools] == ["run", "vars", "add_dependency", "restart"]
+    assert [tool.name for tool in tools] == ["run", "vars", "add_dependency", "complete", "inspect", "restart"]
     schemas = {tool.name: tool.input_schema for tool in tools}
     assert schemas["run"]["properties"] == {"code": {"title": "Code", "type": "string"}}
     assert schemas["run"]["required"] == ["code"]
@@ -101,6 +104,8 @@ def test_the_tools_and_their_schemas(conversation: dict[str, Any]) -> None:
     assert run_output is not None and outputs["add_dependency"] == run_output
     assert set(run_output["properties"]) == set(ok("snippet1.kts", None))
     assert outputs["vars"] is not None and set(outputs["vars"]["properties"]) == {"declarations"}
+    assert schemas["complete"]["required"] == ["code", "cursor"] == schemas["inspect"]["required"]
+    assert schemas["complete"]["properties"]["cursor"] == {"title": "Cursor", "type": "integer"}
     assert outputs["restart"] is not None and set(outputs["restart"]["properties"]) == {"snippets_lost"}
 
 
@@ -191,9 +196,28 @@ def test_vars(conversation: dict[str, Any]) -> None:
     assert text(result) == 'val greeting: String = "Hello"'
 
 
+def test_complete_and_inspect(conversation: dict[str, Any]) -> None:
+    complete: CallToolResult = conversation["complete"]
+    assert complete.is_error is False
+    assert complete.structured_content == {
+        "matches": ["length"],
+        "start": 9,
+        "end": 12,
+        "items": [{"text": "length", "kind": "property", "signature": "val length: Int"}],
+    }
+    assert text(complete) == "val length: Int"
+    inspect: CallToolResult = conversation["inspect"]
+    declaration = "val greeting: String\n\ndeclared in snippet2.kts\n\nvalue: java.lang.String = Hello"
+    assert inspect.structured_content == {"found": True, "text": declaration}
+    assert text(inspect) == declaration
+    assert conversation["inspect_nothing"].structured_content == {"found": False, "text": None}
+    assert text(conversation["inspect_nothing"]) == "(nothing to inspect there)"
+
+
 def test_restart_starts_a_fresh_session(conversation: dict[str, Any]) -> None:
     restart: CallToolResult = conversation["restart"]
-    assert restart.structured_content == {"snippets_lost": 8}  # the seven runs and vars()
+    # The seven runs and vars(); complete and inspect ran no snippet.
+    assert restart.structured_content == {"snippets_lost": 8}
     assert text(restart) == "Restarted: the 8 snippets of the old session are lost."
     after: CallToolResult = conversation["after_restart"]
     assert after.is_error is True and after.structured_content is not None

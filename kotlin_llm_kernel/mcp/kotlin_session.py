@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from ..api import ScriptSession, SessionOptions
+from ..api import Completion, ScriptSession, SessionOptions
 from ..session.results import Error, Value
 
 
@@ -29,6 +29,14 @@ class KotlinSession:
             session = self._started()
             number = session.last_snippet_number + 1  # the number the engine gives the next snippet
             return session.execute(code), number
+
+    def complete(self, code: str, cursor: int) -> Completion:
+        with self._lock:
+            return self._started().complete(code, cursor)
+
+    def inspect(self, code: str, cursor: int) -> str | None:
+        with self._lock:
+            return self._started().inspect(code, cursor)
 
     def restart(self) -> int:
         """Closes the session (a fresh one starts on the next call); the number of snippets it had run."""

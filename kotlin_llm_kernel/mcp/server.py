@@ -6,7 +6,7 @@ from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..session.results import Value
@@ -23,6 +23,28 @@ class VarsResult(BaseModel):
     """The structured content of ``vars``."""
 
     declarations: str
+
+
+class CompletionItem(BaseModel):
+    text: str
+    kind: str = Field(description="function, property, class, …")
+    signature: str
+
+
+class CompleteResult(BaseModel):
+    """The structured content of ``complete``."""
+
+    matches: list[str]
+    start: int = Field(description="Each match replaces code[start:end] (offsets as the cursor's)")
+    end: int
+    items: list[CompletionItem]
+
+
+class InspectResult(BaseModel):
+    """The structured content of ``inspect``."""
+
+    found: bool
+    text: str | None = Field(description="The declaration, its type and a property's current value; null if none")
 
 
 class RestartResult(BaseModel):
@@ -65,6 +87,28 @@ def build_server(session: KotlinSession | None = None) -> MCPServer:
         lines.append(f"@file:DependsOn({kotlin_string(coordinates)})")
         outcome, number = kotlin.execute("\n".join(lines))
         return run_result(outcome, number)
+
+    @server.tool()
+    def complete(code: str, cursor: int) -> Annotated[CallToolResult, CompleteResult]:
+        """Completions at cursor (a character offset into code), typed by the Kotlin compiler against the session's
+        declarations. Nothing runs."""
+        found = kotlin.complete(code, cursor)
+        items = [CompletionItem(text=i.text, kind=i.type, signature=i.signature) for i in found.items]
+        result = CompleteResult(matches=found.matches, start=found.start, end=found.end, items=items)
+        listed = "\n".join(i.signature or i.text for i in items) or "\n".join(found.matches) or "(no completions)"
+        return CallToolResult(
+            content=[TextContent(type="text", text=listed)], structured_content=result.model_dump(mode="json")
+        )
+
+    @server.tool()
+    def inspect(code: str, cursor: int) -> Annotated[CallToolResult, InspectResult]:
+        """The declaration of the name at cursor (a character offset into code) with its resolved type and, for a
+        property, its current value. Nothing runs."""
+        text = kotlin.inspect(code, cursor)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text or "(nothing to inspect there)")],
+            structured_content=InspectResult(found=text is not None, text=text).model_dump(mode="json"),
+        )
 
     @server.tool()
     def restart() -> Annotated[CallToolResult, RestartResult]:
