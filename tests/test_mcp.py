@@ -24,13 +24,13 @@ CALL_TIMEOUT = 180
 T = TypeVar("T")
 
 
-def talk(steps: Callable[[ClientSession], Awaitable[T]], arguments: Sequence[str] = ()) -> T:
-    """Starts a server with ``arguments``, runs ``steps`` against it over stdio and returns what they return; the
+def talk(steps: Callable[[ClientSession], Awaitable[T]], command: Sequence[str] = (str(SERVER),)) -> T:
+    """Starts a server with ``command``, runs ``steps`` against it over stdio and returns what they return; the
     server then ends."""
 
     async def exchange() -> T:
         # The whole environment, so that the server sees the test's private cache and Jupyter directories.
-        parameters = StdioServerParameters(command=str(SERVER), args=list(arguments), env=dict(os.environ))
+        parameters = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(os.environ))
         async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             return await steps(session)
@@ -249,16 +249,17 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def test_add_dependency(repository: str, tmp_path: Path) -> None:
+def test_add_dependency_and_settings_with_python_m(repository: str, tmp_path: Path) -> None:
     async def steps(session: ClientSession) -> list[CallToolResult]:
         return [
             await call(session, "add_dependency", coordinates="com.example:greeter"),
             await call(session, "run", code="com.example.greeter.Greeter.version()"),
             await call(session, "add_dependency", coordinates="com.example:absent:1.0", repository=repository),
+            await call(session, "run", code="Thread.sleep(60_000)"),
         ]
 
-    arguments = ["--repository", repository, "--local-repository", str(tmp_path / "local")]
-    added, used, absent = talk(steps, arguments)
+    settings = ["--repository", repository, "--local-repository", str(tmp_path / "local"), "--cell-time-limit", "2"]
+    added, used, absent, slow = talk(steps, [sys.executable, "-m", "kotlin_llm_kernel.mcp", *settings])
     assert added.is_error is False
     assert added.structured_content == ok("snippet1.kts", None) | {"resolved_versions": {"com.example:greeter": "1.1"}}
     assert used.structured_content == ok("snippet2.kts", "1.1")
@@ -270,3 +271,11 @@ def test_add_dependency(repository: str, tmp_path: Path) -> None:
     assert [d["message"] for d in absent.structured_content["diagnostics"]] == [
         f"Cannot resolve 'com.example:absent:1.0': not found in {repository}"
     ]
+    assert slow.is_error is True and slow.structured_content is not None
+    assert slow.structured_content["ename"] == "TimeLimitExceeded"
+    assert slow.structured_content["error"] == (
+        "TimeLimitExceeded: snippet4.kts ran longer than the time limit of 2 s (setting cell_time_limit) and was "
+        "interrupted; the session keeps its state\njava.lang.InterruptedException: sleep interrupted\n"
+        "  at <snippet body>(snippet4.kts:1)\n  | Thread.sleep(60_000)\nhint: split the work into shorter cells, or "
+        "raise the limit (setting cell_time_limit; KERNEL_CELL_TIME_LIMIT when a gateway starts the kernel)"
+    )
