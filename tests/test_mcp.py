@@ -256,10 +256,12 @@ def test_add_dependency_and_settings_with_python_m(repository: str, tmp_path: Pa
             await call(session, "run", code="com.example.greeter.Greeter.version()"),
             await call(session, "add_dependency", coordinates="com.example:absent:1.0", repository=repository),
             await call(session, "run", code="Thread.sleep(60_000)"),
+            await call(session, "run", code='fun vars() = "a function of its own"'),
+            await call(session, "vars"),
         ]
 
     settings = ["--repository", repository, "--local-repository", str(tmp_path / "local"), "--cell-time-limit", "2"]
-    added, used, absent, slow = talk(steps, [sys.executable, "-m", "kotlin_llm_kernel.mcp", *settings])
+    added, used, absent, slow, _, listed = talk(steps, [sys.executable, "-m", "kotlin_llm_kernel.mcp", *settings])
     assert added.is_error is False
     assert added.structured_content == ok("snippet1.kts", None) | {"resolved_versions": {"com.example:greeter": "1.1"}}
     assert used.structured_content == ok("snippet2.kts", "1.1")
@@ -279,3 +281,4 @@ def test_add_dependency_and_settings_with_python_m(repository: str, tmp_path: Pa
         "  at <snippet body>(snippet4.kts:1)\n  | Thread.sleep(60_000)\nhint: split the work into shorter cells, or "
         "raise the limit (setting cell_time_limit; KERNEL_CELL_TIME_LIMIT when a gateway starts the kernel)"
     )
+    assert listed.structured_content == {"declarations": "fun vars(): String"}

@@ -68,8 +68,9 @@ def build_server(session: KotlinSession | None = None) -> MCPServer:
     @server.tool(name="vars")
     def declarations() -> Annotated[CallToolResult, VarsResult]:
         """The session's declarations visible now, with their types and the current values of properties."""
-        # vars() is the engine's own function, run as a cell; its text is what the kernel and the Python API show.
-        outcome, number = kotlin.execute("vars()")
+        # The engine's own vars(), run as a cell (its text is what the kernel shows), by its full name as a session
+        # may declare a vars of its own.
+        outcome, number = kotlin.execute("org.kotlinllm.script.runtime.vars()")
         if not isinstance(outcome, Value):
             return run_result(outcome, number)
         text = "" if outcome.is_unit else outcome.text
