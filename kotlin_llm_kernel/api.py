@@ -28,12 +28,22 @@ from .config.request import SessionRequest
 from .jvm.jvm import StartedJvm
 from .jvm.jvm import start_jvm as _start_jvm
 from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
-from .session.bridge import EngineSession
+from .session.bridge import Completion, CompletionItem, EngineSession
 from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
 from .session.policy.runs import Run, Runs
 from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
 
-__all__ = ["ClearOutput", "Display", "Error", "ScriptSession", "SessionOptions", "Value", "start_jvm"]
+__all__ = [
+    "ClearOutput",
+    "Completion",
+    "CompletionItem",
+    "Display",
+    "Error",
+    "ScriptSession",
+    "SessionOptions",
+    "Value",
+    "start_jvm",
+]
 
 
 def start_jvm(
@@ -153,6 +163,17 @@ class ScriptSession:
                 ended = self._runs.interrupt_now(interrupt)  # None: it settled, and its own event comes
                 settled = ended or self._events.wait(number, on_output, on_display=on_display)
             return self._runs.finish(run, settled).settled
+
+    def complete(self, code: str, cursor: int) -> Completion:
+        """The completions at ``cursor`` (an index into ``code``, as Python counts a ``str``), typed by the compiler
+        against the session's declarations: each of ``matches`` replaces ``code[start:end]``, and ``items`` give
+        their kinds and signatures. ``code`` is not run, and the session does not change."""
+        return self._engine.complete(code, cursor)
+
+    def inspect(self, code: str, cursor: int) -> str | None:
+        """The declaration of the name at ``cursor`` (an index into ``code``) with its resolved type, and a
+        property's current value; None when there is no name there. ``code`` is not run."""
+        return self._engine.inspect(code, cursor)
 
     def close(self) -> None:
         """Cancels the coroutines launched by the snippets and releases the compiler."""

@@ -177,3 +177,21 @@ def test_a_snippet_that_cannot_be_stopped_makes_later_ones_busy_until_it_ends() 
 def test_a_bad_time_limit_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^cell_time_limit: -1 is negative; give a number of seconds, 0 or more"):
         SessionOptions(cell_time_limit=-1)
+
+
+def test_complete_and_inspect_without_running() -> None:
+    with ScriptSession(options=SessionOptions(echo=False)) as session:
+        session.execute('val greeting = "Hello"')
+        session.execute("fun greet(name: String, times: Int = 1): String = name")
+        completion = session.complete("gree", 4)
+        assert (completion.matches, completion.start, completion.end) == (["greet", "greeting"], 0, 4)
+        assert [(item.text, item.type, item.signature) for item in completion.items] == [
+            ("greet", "function", "fun greet(name: String, times: Int = 1): String"),
+            ("greeting", "property", "val greeting: String"),
+        ]
+        assert session.complete("greeting.len", 12).matches == ["length"]
+        assert session.inspect("greeting.length", 3) == (
+            "val greeting: String\n\ndeclared in snippet1.kts\n\nvalue: java.lang.String = Hello"
+        )
+        assert session.inspect("1 + 2", 1) is None
+        assert session.last_snippet_number == 2  # neither ran a snippet

@@ -12,7 +12,7 @@ PACKAGE = Path(kotlin_llm_kernel.__file__).parent
 #: Each layer may import those ranked lower; the root is the public face (API, ``python -m`` commands).
 RANK = {"jvm": 0, "config": 1, "session": 2, "jupyter": 3, "root": 4}
 #: Beside the layers: they may import any layer, and nothing in the package imports them.
-SIDE = {"papermill", "remote"}
+SIDE = {"mcp", "papermill", "remote"}
 #: The Python API runs a session as the kernel does, but never through the kernel.
 API = f"{PACKAGE.name}.api"
 #: Names any module may read from the package's ``__init__``, which imports nothing when it loads.

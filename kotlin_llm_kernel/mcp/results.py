@@ -1,0 +1,87 @@
+"""A snippet's outcome (the Python API's :class:`.Value` or :class:`.Error`) as a tool result: the structured content
+an agent reads, with the long texts bounded, and a one-line text summary for clients that show only text."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from ..session.results import Error, Value
+from .bounded import bound
+
+#: Characters of the value or error summary line.
+SUMMARY_LIMIT = 200
+
+
+class RunResult(BaseModel):
+    """The structured content of ``run`` and ``add_dependency`` (its JSON schema is the tools' output schema)."""
+
+    status: Literal["ok", "error"]
+    snippet: str = Field(description="The snippet's file name, e.g. snippet3.kts: the name the reports use")
+    value: str | None = Field(description="The value's text (Kotlin toString); null for Unit and for an error")
+    stdout: str
+    stderr: str
+    error: str | None = Field(description="The engine's report, exactly as the kernel renders it; null when ok")
+    ename: str | None = Field(description="CompilationError, or the exception's class; null when ok")
+    phase: Literal["COMPILATION", "EVALUATION"] | None
+    warnings: list[str]
+    diagnostics: list[dict[str, Any]] = Field(description="Errors or warnings as data: name, message, place, hints")
+    resolved_versions: dict[str, str] = Field(description="Versions chosen for version-less dependencies")
+    truncated: bool = Field(description="A text was cut at 20,000 characters; full_text_files has the whole of it")
+    full_text_files: dict[str, str] = Field(description="Field name (value, stdout, stderr) -> file with its full text")
+
+
+def run_result(outcome: Value | Error, snippet_number: int) -> CallToolResult:
+    """The tool result of one snippet: ``is_error`` for an :class:`Error`."""
+    snippet = f"snippet{snippet_number}.kts"
+    texts = {"stdout": outcome.stdout, "stderr": outcome.stderr}
+    if isinstance(outcome, Value) and not outcome.is_unit:
+        texts["value"] = outcome.text
+    bounded = {name: bound(text, name) for name, text in texts.items()}
+    files = {name: b.full_text_file for name, b in bounded.items() if b.full_text_file is not None}
+    common: dict[str, Any] = {
+        "snippet": snippet,
+        "value": bounded["value"].text if "value" in bounded else None,
+        "stdout": bounded["stdout"].text,
+        "stderr": bounded["stderr"].text,
+        "diagnostics": [diagnostic.as_json() for diagnostic in outcome.diagnostics],
+        "truncated": bool(files),
+        "full_text_files": files,
+    }
+    if isinstance(outcome, Value):
+        result = RunResult(
+            status="ok",
+            error=None,
+            ename=None,
+            phase=None,
+            warnings=list(outcome.warnings),
+            resolved_versions=outcome.resolved_versions,
+            **common,
+        )
+        shown = "Unit" if outcome.is_unit else _one_line(outcome.text)
+        summary = f"{snippet}: ok: {shown}"
+    else:
+        result = RunResult(
+            status="error",
+            error=outcome.message,
+            ename=outcome.ename,
+            phase=outcome.phase,
+            warnings=[],
+            resolved_versions={},
+            **common,
+        )
+        summary = f"{snippet}: {outcome.ename}: {_one_line(outcome.evalue)}"
+    if files:
+        summary += f" (cut; the full texts are in {', '.join(files.values())})"
+    return CallToolResult(
+        content=[TextContent(type="text", text=summary)],
+        structured_content=result.model_dump(mode="json"),
+        is_error=isinstance(outcome, Error),
+    )
+
+
+def _one_line(text: str) -> str:
+    line = text.split("\n", 1)[0]
+    return line if len(line) <= SUMMARY_LIMIT and "\n" not in text else line[:SUMMARY_LIMIT] + "…"

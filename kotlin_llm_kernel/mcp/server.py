@@ -1,0 +1,130 @@
+"""The MCP server and its tools, each a thin layer over one Kotlin session (:mod:`.kotlin_session`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from .. import __version__
+from ..session.results import Value
+from .kotlin_session import KotlinSession
+from .results import RunResult, run_result
+
+INSTRUCTIONS = (
+    "A stateful Kotlin (JVM) session: each run sees the declarations of the runs before it. Errors are reports written "
+    "for you to act on, with the fix as a hint: line where one applies."
+)
+
+
+class VarsResult(BaseModel):
+    """The structured content of ``vars``."""
+
+    declarations: str
+
+
+class CompletionItem(BaseModel):
+    text: str
+    kind: str = Field(description="function, property, class, …")
+    signature: str
+
+
+class CompleteResult(BaseModel):
+    """The structured content of ``complete``."""
+
+    matches: list[str]
+    start: int = Field(description="Each match replaces code[start:end] (offsets as the cursor's)")
+    end: int
+    items: list[CompletionItem]
+
+
+class InspectResult(BaseModel):
+    """The structured content of ``inspect``."""
+
+    found: bool
+    text: str | None = Field(description="The declaration, its type and a property's current value; null if none")
+
+
+class RestartResult(BaseModel):
+    """The structured content of ``restart``."""
+
+    snippets_lost: int
+
+
+def build_server(session: KotlinSession | None = None) -> MCPServer:
+    kotlin = session or KotlinSession()
+    server: MCPServer = MCPServer("kotlin-llm", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool()
+    def run(code: str) -> Annotated[CallToolResult, RunResult]:
+        """Runs Kotlin code as the next cell of the session and returns its value, what it printed and, on failure,
+        the compiler's or the exception's report (isError true). The value of the last expression is the cell's
+        value; @file:DependsOn("group:artifact:version") lines add libraries; vars() lists the declarations."""
+        outcome, number = kotlin.execute(code)
+        return run_result(outcome, number)
+
+    @server.tool(name="vars")
+    def declarations() -> Annotated[CallToolResult, VarsResult]:
+        """The session's declarations visible now, with their types and the current values of properties."""
+        # The engine's own vars(), run as a cell (its text is what the kernel shows), by its full name as a session
+        # may declare a vars of its own.
+        outcome, number = kotlin.execute("org.kotlinllm.script.runtime.vars()")
+        if not isinstance(outcome, Value):
+            return run_result(outcome, number)
+        text = "" if outcome.is_unit else outcome.text
+        return CallToolResult(
+            content=[TextContent(type="text", text=text or "(no declarations)")],
+            structured_content=VarsResult(declarations=text).model_dump(mode="json"),
+        )
+
+    @server.tool()
+    def add_dependency(coordinates: str, repository: str | None = None) -> Annotated[CallToolResult, RunResult]:
+        """Adds a Maven library ("group:artifact:version", or without the version for the latest stable) so that
+        its classes are importable from the next run; repository: a Maven repository URL besides Maven Central.
+        Returns the resolved versions and the warnings (version conflicts), or the resolution error."""
+        lines = [f"@file:Repository({kotlin_string(repository)})"] if repository else []
+        lines.append(f"@file:DependsOn({kotlin_string(coordinates)})")
+        outcome, number = kotlin.execute("\n".join(lines))
+        return run_result(outcome, number)
+
+    @server.tool()
+    def complete(code: str, cursor: int) -> Annotated[CallToolResult, CompleteResult]:
+        """Completions at cursor (a character offset into code), typed by the Kotlin compiler against the session's
+        declarations. Nothing runs."""
+        found = kotlin.complete(code, cursor)
+        items = [CompletionItem(text=i.text, kind=i.type, signature=i.signature) for i in found.items]
+        result = CompleteResult(matches=found.matches, start=found.start, end=found.end, items=items)
+        listed = "\n".join(i.signature or i.text for i in items) or "\n".join(found.matches) or "(no completions)"
+        return CallToolResult(
+            content=[TextContent(type="text", text=listed)], structured_content=result.model_dump(mode="json")
+        )
+
+    @server.tool()
+    def inspect(code: str, cursor: int) -> Annotated[CallToolResult, InspectResult]:
+        """The declaration of the name at cursor (a character offset into code) with its resolved type and, for a
+        property, its current value. Nothing runs."""
+        text = kotlin.inspect(code, cursor)
+        return CallToolResult(
+            content=[TextContent(type="text", text=text or "(nothing to inspect there)")],
+            structured_content=InspectResult(found=text is not None, text=text).model_dump(mode="json"),
+        )
+
+    @server.tool()
+    def restart() -> Annotated[CallToolResult, RestartResult]:
+        """Closes the Kotlin session and starts a fresh one on the next call: every declaration and library added
+        is lost."""
+        lost = kotlin.restart()
+        return CallToolResult(
+            content=[TextContent(type="text", text=f"Restarted: the {lost} snippets of the old session are lost.")],
+            structured_content=RestartResult(snippets_lost=lost).model_dump(mode="json"),
+        )
+
+    return server
+
+
+def kotlin_string(text: str) -> str:
+    """``text`` as a Kotlin string literal (``$`` escaped, as it would start a template)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("\n", "\\n")
+    return f'"{escaped}"'

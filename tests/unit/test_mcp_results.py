@@ -1,0 +1,81 @@
+"""The MCP server's pure parts: texts cut with the whole kept in a file, outcomes as tool results, Kotlin string
+literals for add_dependency, and the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kotlin_llm_kernel.mcp.__main__ import parse
+from kotlin_llm_kernel.mcp.bounded import bound
+from kotlin_llm_kernel.mcp.results import run_result
+from kotlin_llm_kernel.mcp.server import kotlin_string
+from kotlin_llm_kernel.session.results import Error, ResolvedDependency, Value
+
+
+def test_a_text_that_fits_is_kept_as_is() -> None:
+    assert bound("abc", "stdout", limit=3).text == "abc"
+    assert bound("abc", "stdout", limit=3).full_text_file is None
+
+
+def test_a_longer_text_is_cut_and_kept_whole_in_a_file() -> None:
+    cut = bound("abcd€", "stderr", limit=3)
+    assert cut.text == "abc" and cut.full_text_file is not None
+    path = Path(cut.full_text_file)
+    assert path.name.endswith("-stderr.txt") and path.read_text(encoding="utf-8") == "abcd€"
+    path.unlink()
+
+
+def test_a_value_with_versions_and_warnings() -> None:
+    value = Value(
+        "x",
+        "x",
+        warnings=("a warning",),
+        resolved=(ResolvedDependency("g:a", "1.0"),),
+        stdout="out",
+    )
+    result = run_result(value, 4)
+    assert result.is_error is False
+    assert result.structured_content == {
+        "status": "ok",
+        "snippet": "snippet4.kts",
+        "value": "x",
+        "stdout": "out",
+        "stderr": "",
+        "error": None,
+        "ename": None,
+        "phase": None,
+        "warnings": ["a warning"],
+        "diagnostics": [],
+        "resolved_versions": {"g:a": "1.0"},
+        "truncated": False,
+        "full_text_files": {},
+    }
+
+
+def test_an_errors_summary_is_its_first_line() -> None:
+    error = Error("EVALUATION", "java.lang.Exception: boom\n  at x", "java.lang.Exception", "boom\nmore")
+    result = run_result(error, 2)
+    assert result.is_error is True
+    assert result.content[0].text == "snippet2.kts: java.lang.Exception: boom…"  # type: ignore[union-attr]
+
+
+def test_a_long_value_is_cut() -> None:
+    result = run_result(Value("y" * 20_001, "y" * 20_001), 1)
+    assert result.structured_content is not None
+    path = result.structured_content["full_text_files"]["value"]
+    assert result.structured_content["value"] == "y" * 20_000 and result.structured_content["truncated"] is True
+    assert Path(path).read_text(encoding="utf-8") == "y" * 20_001
+    Path(path).unlink()
+
+
+def test_kotlin_string_literals() -> None:
+    assert kotlin_string('a"b\\c$d\ne') == '"a\\"b\\\\c\\$d\\ne"'
+
+
+def test_the_command_line() -> None:
+    options = parse(["--repository", "http://r1/", "--repository", "http://r2/", "--cell-time-limit", "5"])
+    assert options.repositories == ("http://r1/", "http://r2/") and options.cell_time_limit == 5
+    assert options.local_repository is None and options.echo is False
+    with pytest.raises(SystemExit):
+        parse(["extra"])
