@@ -3,7 +3,9 @@ server a real subprocess (the console script) running one Kotlin session."""
 
 from __future__ import annotations
 
+import base64
 import os
+import struct
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
@@ -13,7 +15,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_types import CallToolResult, TextContent, Tool
+from mcp_types import CallToolResult, ImageContent, TextContent, Tool
 
 from maven_repository import add_artifact, add_metadata, served
 
@@ -85,6 +87,12 @@ def conversation() -> dict[str, Any]:
         found["restart"] = await call(session, "restart")
         found["after_restart"] = await call(session, "run", code="greeting")
         found["vars_after_restart"] = await call(session, "vars")
+        found["image"] = await call(
+            session,
+            "run",
+            code="DISPLAY(java.awt.image.BufferedImage(3, 2, java.awt.image.BufferedImage.TYPE_INT_RGB))\n"
+            "java.awt.image.BufferedImage(4, 5, java.awt.image.BufferedImage.TYPE_INT_RGB)",
+        )
         return found
 
     return talk(steps)
@@ -282,3 +290,19 @@ def test_add_dependency_and_settings_with_python_m(repository: str, tmp_path: Pa
         "raise the limit (setting cell_time_limit; KERNEL_CELL_TIME_LIMIT when a gateway starts the kernel)"
     )
     assert listed.structured_content == {"declarations": "fun vars(): String"}
+
+
+def test_images_are_image_content_with_a_line_of_text(conversation: dict[str, Any]) -> None:
+    result: CallToolResult = conversation["image"]
+    assert result.is_error is False
+    summary, *images = result.content
+    assert isinstance(summary, TextContent)
+    assert summary.text.startswith("snippet3.kts: ok: ")
+    assert summary.text.endswith(" (2 images: image/png, image/png)")
+    sizes = []
+    for image in images:
+        assert isinstance(image, ImageContent) and image.mime_type == "image/png"
+        png = base64.b64decode(image.data)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        sizes.append(struct.unpack(">II", png[16:24]))  # the IHDR chunk's width and height
+    assert sizes == [(3, 2), (4, 5)]

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel, Field
 
-from ..session.results import Error, Value
+from ..session.results import Display, Error, Value
 from .bounded import bound
 
 #: Characters of the value or error summary line.
 SUMMARY_LIMIT = 200
+#: The image types MCP clients show to a model, in the order a bundle's is taken (an SVG stays text in the bundle).
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 class RunResult(BaseModel):
@@ -75,11 +77,27 @@ def run_result(outcome: Value | Error, snippet_number: int) -> CallToolResult:
         summary = f"{snippet}: {outcome.ename}: {_one_line(outcome.evalue)}"
     if files:
         summary += f" (cut; the full texts are in {', '.join(files.values())})"
+    images = _images(outcome)
+    if images:
+        summary += f" ({len(images)} image{'s' if len(images) > 1 else ''}: {', '.join(i.mime_type for i in images)})"
     return CallToolResult(
-        content=[TextContent(type="text", text=summary)],
+        content=[TextContent(type="text", text=summary), *images],
         structured_content=result.model_dump(mode="json"),
         is_error=isinstance(outcome, Error),
     )
+
+
+def _images(outcome: Value | Error) -> list[ImageContent]:
+    """The images the snippet displayed and its value's, in order, as MCP image content (never base64 in text)."""
+    bundles = [display.data for display in outcome.displays if isinstance(display, Display)]
+    if isinstance(outcome, Value):
+        bundles.append(outcome.data)
+    images = []
+    for bundle in bundles:
+        mime = next((mime for mime in IMAGE_TYPES if mime in bundle), None)
+        if mime is not None:
+            images.append(ImageContent(type="image", data="".join(str(bundle[mime]).split()), mime_type=mime))
+    return images
 
 
 def _one_line(text: str) -> str:
