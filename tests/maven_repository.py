@@ -121,3 +121,13 @@ def served(root: Path, jar_delay: float = 0.0) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def greeter(version: str) -> dict[str, str]:
+    """The Java source of com.example.greeter.Greeter for an artifact of ``version``: its version() says which."""
+    return {
+        "com.example.greeter.Greeter": (
+            "package com.example.greeter;\n"
+            f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
+        )
+    }

@@ -8,16 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from kernel_client import execute, repository_arguments, running_kernel, warm_up
-from maven_repository import add_artifact, add_metadata, add_multiplatform_root, served
-
-
-def greeter(version: str) -> dict[str, str]:
-    return {
-        "com.example.greeter.Greeter": (
-            "package com.example.greeter;\n"
-            f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
-        )
-    }
+from maven_repository import add_artifact, add_metadata, add_multiplatform_root, greeter, served
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, ImageContent, TextContent, Tool
 
-from maven_repository import add_artifact, add_metadata, served
+from maven_repository import add_artifact, add_metadata, greeter, served
 
 SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
 #: Seconds for a call, the first starting the JVM and the compiler.
@@ -235,15 +235,6 @@ def test_restart_starts_a_fresh_session(conversation: dict[str, Any]) -> None:
         == "snippet1.kts:1:1: error: Unresolved reference 'greeting'.\n  | <error>greeting</error>"
     )
     assert conversation["vars_after_restart"].structured_content == {"declarations": "no declarations yet"}
-
-
-def greeter(version: str) -> dict[str, str]:
-    return {
-        "com.example.greeter.Greeter": (
-            "package com.example.greeter;\n"
-            f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
-        )
-    }
 
 
 @pytest.fixture(scope="module")
