@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Any
 
 from .config.request import SessionRequest
+from .config.time_limit import checked_limit
 from .jvm.jvm import StartedJvm
 from .jvm.jvm import start_jvm as _start_jvm
 from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
@@ -95,9 +96,10 @@ class ScriptSession:
     def last_snippet_number(self) -> int:
         return self._engine.last_snippet_number
 
-    def execute(self, code: str) -> Value | Error:
+    def execute(self, code: str, *, time_limit: float | None = None) -> Value | Error:
         """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed
-        and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order).
+        and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order). ``time_limit``
+        (seconds; 0: none) replaces the options' ``cell_time_limit`` for this snippet.
 
         Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, stopping its thread when
         it ignores that (a loop in library code), then is re-raised; so does an exception of the ``stdin`` callable.
@@ -108,8 +110,10 @@ class ScriptSession:
             return busy
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
         stdin = self._options.stdin
-        limit = self._options.cell_time_limit
-        run = self._runs.submit(lambda: self._engine.submit(code, allow_stdin=stdin is not None), limit)
+        limit = self._options.cell_time_limit if time_limit is None else checked_limit(time_limit)
+        run = self._runs.submit(
+            lambda: self._engine.submit(code, allow_stdin=stdin is not None), limit, own=time_limit is not None
+        )
         execution = run.execution
 
         def on_output(event: OutputEvent) -> None:
@@ -163,6 +167,26 @@ class ScriptSession:
                 ended = self._runs.interrupt_now(interrupt)  # None: it settled, and its own event comes
                 settled = ended or self._events.wait(number, on_output, on_display=on_display)
             return self._runs.finish(run, settled).settled
+
+    def interrupt(self) -> bool:
+        """Interrupts the snippet that :meth:`execute` runs, from any other thread, as Ctrl-C in ``execute`` would
+        (cancelled, then its thread stopped while it ignores that): ``execute`` returns its interrupted
+        :class:`Error` and the session keeps its state. Blocks until the snippet settled or was given up on (then the
+        session is busy while it runs on). False when no snippet runs."""
+        if (interrupt := self._runs.interrupt()) is None:
+            return False
+        if (abandoned := self._runs.interrupt_now(interrupt)) is not None:
+            self._events.end(abandoned)
+        return True
+
+    def check(self, code: str) -> Value | Error:
+        """Compiles ``code`` as :meth:`execute` would compile it next, without running it: the compiler's
+        :class:`Error` (the report ``execute`` would give, with its ``diagnostics``), or a Unit :class:`Value` with the
+        warnings. Nothing is declared or loaded, nothing is printed, and the next snippet keeps its number. Its
+        ``@file:DependsOn`` lines are resolved (fetched) but their libraries are not added."""
+        if (busy := self._runs.busy()) is not None:
+            return busy
+        return self._engine.check(code)
 
     def complete(self, code: str, cursor: int) -> Completion:
         """The completions at ``cursor`` (an index into ``code``, as Python counts a ``str``), typed by the compiler

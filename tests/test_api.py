@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -195,3 +196,45 @@ def test_complete_and_inspect_without_running() -> None:
         )
         assert session.inspect("1 + 2", 1) is None
         assert session.last_snippet_number == 2  # neither ran a snippet
+
+
+def test_check_compiles_without_running_and_interrupt_from_another_thread() -> None:
+    with ScriptSession(options=SessionOptions(echo=False)) as session:
+        session.execute("val kept = 1")
+        error = session.check('val typed: Int = "text"')
+        assert isinstance(error, Error) and error.phase == "COMPILATION"
+        assert error.message == (
+            "snippet2.kts:1:16: error: Initializer type mismatch: expected 'Int', actual 'String'.\n"
+            '  | val typed: Int <error>=</error> "text"'
+        )
+        assert [d.name for d in error.diagnostics] == ["INITIALIZER_TYPE_MISMATCH"]
+        checked = session.check('println("not run")\nval declared = kept + 1')
+        assert isinstance(checked, Value) and checked.is_unit and checked.stdout == ""
+        assert session.last_snippet_number == 1
+        unresolved = session.execute("declared")
+        assert isinstance(unresolved, Error)
+        assert unresolved.message.startswith("snippet2.kts:1:1: error: Unresolved reference 'declared'.")
+
+        assert session.interrupt() is False, "nothing runs"
+
+
+def test_interrupt_from_another_thread() -> None:
+    running = threading.Event()
+
+    def answer(prompt: str, password: bool) -> str:
+        running.set()  # the snippet runs: it asked for this line
+        return "go"
+
+    with ScriptSession(options=SessionOptions(echo=False, stdin=answer)) as session:
+        session.execute("val kept = 1")
+        outcome: list[Value | Error] = []
+        runner = threading.Thread(target=lambda: outcome.append(session.execute("readLine()\nThread.sleep(600_000)")))
+        runner.start()
+        assert running.wait(120)
+        assert session.interrupt() is True
+        runner.join(120)
+        assert len(outcome) == 1 and isinstance(outcome[0], Error), outcome
+        assert outcome[0].ename == "java.lang.InterruptedException"
+        # in its sleep, or still in the read if the answer was not taken yet
+        assert outcome[0].message.startswith("java.lang.InterruptedException: "), outcome[0].message
+        assert session.execute("kept").value == 1

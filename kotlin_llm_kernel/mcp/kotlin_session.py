@@ -3,32 +3,67 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
-from ..api import Completion, ScriptSession, SessionOptions
+from ..api import Completion, ScriptSession, SessionOptions, start_jvm
 from ..session.results import Error, Value
+
+
+@dataclass(frozen=True)
+class JvmSettings:
+    """How the server's JVM starts (once per process, with its first session), named as the kernel's settings."""
+
+    max_heap: str = ""
+    jvm_options: tuple[str, ...] = ()
 
 
 class KotlinSession:
     """One :class:`.ScriptSession` at a time. The SDK runs each tool call on a worker thread and may run two at once,
-    while a session runs one snippet at a time in order: a lock makes the calls take turns."""
+    while a session runs one snippet at a time in order: a lock makes the calls take turns, except :meth:`interrupt`,
+    which acts on the call holding it."""
 
-    def __init__(self, options: SessionOptions | None = None) -> None:
+    def __init__(self, options: SessionOptions | None = None, jvm: JvmSettings | None = None) -> None:
         # No echo by default: the process's stdout is the MCP channel; what a snippet prints is in its result.
         self._options = options or SessionOptions(echo=False)
+        self._jvm = jvm or JvmSettings()
         self._lock = threading.Lock()
         self._session: ScriptSession | None = None
 
     def _started(self) -> ScriptSession:
         if self._session is None:
+            start_jvm(jvm_options=self._jvm.jvm_options, max_heap=self._jvm.max_heap)
             self._session = ScriptSession(options=self._options)
         return self._session
 
-    def execute(self, code: str) -> tuple[Value | Error, int]:
-        """Runs ``code`` as the next snippet: its outcome and its snippet number."""
+    def execute(self, code: str, time_limit: float | None = None) -> tuple[Value | Error, int]:
+        """Runs ``code`` as the next snippet (under ``time_limit`` seconds instead of the session's, when given): its
+        outcome and its snippet number."""
+        with self._lock:
+            return self._execute(code, time_limit)
+
+    def execute_unless(
+        self, withdrawn: threading.Event, code: str, time_limit: float | None = None
+    ) -> tuple[Value | Error, int] | None:
+        """:meth:`execute`, or None when ``withdrawn`` was set before its turn came (then nothing ran)."""
+        with self._lock:
+            return None if withdrawn.is_set() else self._execute(code, time_limit)
+
+    def _execute(self, code: str, time_limit: float | None) -> tuple[Value | Error, int]:
+        session = self._started()
+        number = session.last_snippet_number + 1  # the number the engine gives the next snippet
+        return session.execute(code, time_limit=time_limit), number
+
+    def check(self, code: str) -> tuple[Value | Error, int]:
+        """Compiles ``code`` as the next snippet would be, without running it: the outcome of its compilation and
+        the number it was checked as (the next snippet's, which it keeps)."""
         with self._lock:
             session = self._started()
-            number = session.last_snippet_number + 1  # the number the engine gives the next snippet
-            return session.execute(code), number
+            return session.check(code), session.last_snippet_number + 1
+
+    def interrupt(self) -> bool:
+        """Interrupts the running snippet, if any (not waiting for the lock, which its call holds); whether one ran."""
+        session = self._session
+        return session is not None and session.interrupt()
 
     def complete(self, code: str, cursor: int) -> Completion:
         with self._lock:

@@ -9,7 +9,7 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel, Field
 
 from ..session.results import Display, Error, Value
-from .bounded import bound
+from .bounded import TEXT_LIMIT, bound
 
 #: Characters of the value or error summary line.
 SUMMARY_LIMIT = 200
@@ -31,17 +31,48 @@ class RunResult(BaseModel):
     warnings: list[str]
     diagnostics: list[dict[str, Any]] = Field(description="Errors or warnings as data: name, message, place, hints")
     resolved_versions: dict[str, str] = Field(description="Versions chosen for version-less dependencies")
-    truncated: bool = Field(description="A text was cut at 20,000 characters; full_text_files has the whole of it")
+    truncated: bool = Field(description="A text was cut at the server's limit; full_text_files has the whole of it")
     full_text_files: dict[str, str] = Field(description="Field name (value, stdout, stderr) -> file with its full text")
 
 
-def run_result(outcome: Value | Error, snippet_number: int) -> CallToolResult:
-    """The tool result of one snippet: ``is_error`` for an :class:`Error`."""
+class CheckResult(BaseModel):
+    """The structured content of ``check``."""
+
+    status: Literal["ok", "error"] = Field(description="error: the code does not compile")
+    snippet: str = Field(description="The file name the code was checked as: the next run's (it is not used up)")
+    error: str | None = Field(description="The compiler's report, as run would give it; null when it compiles")
+    warnings: list[str]
+    diagnostics: list[dict[str, Any]] = Field(description="Errors or warnings as data: name, message, place, hints")
+
+
+def check_result(outcome: Value | Error, snippet_number: int) -> CallToolResult:
+    """The tool result of a check: the report itself as text, as the agent asked for nothing else. Not ``is_error``:
+    the check worked, and its ``status`` says whether the code compiles."""
+    snippet = f"snippet{snippet_number}.kts"
+    diagnostics = [diagnostic.as_json() for diagnostic in outcome.diagnostics]
+    if isinstance(outcome, Value):
+        result = CheckResult(
+            status="ok", snippet=snippet, error=None, warnings=list(outcome.warnings), diagnostics=diagnostics
+        )
+        text = "\n\n".join([f"{snippet}: compiles", *outcome.warnings])
+    else:
+        result = CheckResult(
+            status="error", snippet=snippet, error=outcome.message, warnings=[], diagnostics=diagnostics
+        )
+        text = outcome.message
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=result.model_dump(mode="json")
+    )
+
+
+def run_result(outcome: Value | Error, snippet_number: int, text_limit: int = TEXT_LIMIT) -> CallToolResult:
+    """The tool result of one snippet, its texts cut at ``text_limit`` characters: ``is_error`` for an
+    :class:`Error`."""
     snippet = f"snippet{snippet_number}.kts"
     texts = {"stdout": outcome.stdout, "stderr": outcome.stderr}
     if isinstance(outcome, Value) and not outcome.is_unit:
         texts["value"] = outcome.text
-    bounded = {name: bound(text, name) for name, text in texts.items()}
+    bounded = {name: bound(text, name, text_limit) for name, text in texts.items()}
     files = {name: b.full_text_file for name, b in bounded.items() if b.full_text_file is not None}
     common: dict[str, Any] = {
         "snippet": snippet,

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from .. import __version__
+from ..config.time_limit import checked_limit
 from ..session.results import Value
+from .bounded import TEXT_LIMIT
 from .kotlin_session import KotlinSession
-from .results import RunResult, run_result
+from .progress import while_running
+from .results import CheckResult, RunResult, check_result, run_result
 
 INSTRUCTIONS = (
     "A stateful Kotlin (JVM) session: each run sees the declarations of the runs before it. Errors are reports written "
@@ -47,23 +50,51 @@ class InspectResult(BaseModel):
     text: str | None = Field(description="The declaration, its type and a property's current value; null if none")
 
 
+class InterruptResult(BaseModel):
+    """The structured content of ``interrupt``."""
+
+    interrupted: bool = Field(description="Whether a run was going on (it then returns its interrupted error)")
+
+
 class RestartResult(BaseModel):
     """The structured content of ``restart``."""
 
     snippets_lost: int
 
 
-def build_server(session: KotlinSession | None = None) -> MCPServer:
+def build_server(session: KotlinSession | None = None, text_limit: int = TEXT_LIMIT) -> MCPServer:
+    """The server over ``session``; each text (value, stdout, stderr) of a result is cut at ``text_limit``."""
     kotlin = session or KotlinSession()
     server: MCPServer = MCPServer("kotlin-llm", version=__version__, instructions=INSTRUCTIONS)
 
     @server.tool()
-    def run(code: str) -> Annotated[CallToolResult, RunResult]:
+    async def run(
+        code: str,
+        ctx: Context,
+        timeout: Annotated[
+            float | None, Field(description="Seconds the run may take before it is interrupted; default: none")
+        ] = None,
+    ) -> Annotated[CallToolResult, RunResult]:
         """Runs Kotlin code as the next cell of the session and returns its value, what it printed and, on failure,
         the compiler's or the exception's report (isError true). The value of the last expression is the cell's
-        value; @file:DependsOn("group:artifact:version") lines add libraries; vars() lists the declarations."""
-        outcome, number = kotlin.execute(code)
-        return run_result(outcome, number)
+        value; @file:DependsOn("group:artifact:version") lines add libraries; vars() lists the declarations. A long
+        run sends progress; cancelling the request interrupts it, as interrupt() does."""
+        limit = None if timeout is None else checked_limit(timeout, "timeout")
+        ran = await while_running(
+            ctx, lambda withdrawn: kotlin.execute_unless(withdrawn, code, limit), kotlin.interrupt
+        )
+        if ran is None:  # withdrawn by a cancellation before its turn: the client reads no result
+            return CallToolResult(content=[TextContent(type="text", text="Cancelled before it ran.")], is_error=True)
+        outcome, number = ran
+        return run_result(outcome, number, text_limit)
+
+    @server.tool()
+    def check(code: str) -> Annotated[CallToolResult, CheckResult]:
+        """Compiles Kotlin code as the next run would compile it, against the session's declarations and libraries,
+        and returns the compiler's errors and warnings, without running anything or changing the session (nothing is
+        declared, and the next run keeps its snippet number)."""
+        outcome, number = kotlin.check(code)
+        return check_result(outcome, number)
 
     @server.tool(name="vars")
     def declarations() -> Annotated[CallToolResult, VarsResult]:
@@ -72,7 +103,7 @@ def build_server(session: KotlinSession | None = None) -> MCPServer:
         # may declare a vars of its own.
         outcome, number = kotlin.execute("org.kotlinllm.script.runtime.vars()")
         if not isinstance(outcome, Value):
-            return run_result(outcome, number)
+            return run_result(outcome, number, text_limit)
         text = "" if outcome.is_unit else outcome.text
         return CallToolResult(
             content=[TextContent(type="text", text=text or "(no declarations)")],
@@ -87,7 +118,7 @@ def build_server(session: KotlinSession | None = None) -> MCPServer:
         lines = [f"@file:Repository({kotlin_string(repository)})"] if repository else []
         lines.append(f"@file:DependsOn({kotlin_string(coordinates)})")
         outcome, number = kotlin.execute("\n".join(lines))
-        return run_result(outcome, number)
+        return run_result(outcome, number, text_limit)
 
     @server.tool()
     def complete(code: str, cursor: int) -> Annotated[CallToolResult, CompleteResult]:
@@ -109,6 +140,17 @@ def build_server(session: KotlinSession | None = None) -> MCPServer:
         return CallToolResult(
             content=[TextContent(type="text", text=text or "(nothing to inspect there)")],
             structured_content=InspectResult(found=text is not None, text=text).model_dump(mode="json"),
+        )
+
+    @server.tool()
+    def interrupt() -> Annotated[CallToolResult, InterruptResult]:
+        """Interrupts the run going on, if any (its run call then returns the interrupted error); the session keeps
+        its declarations."""
+        interrupted = kotlin.interrupt()
+        said = "Interrupted the running snippet." if interrupted else "Nothing was running."
+        return CallToolResult(
+            content=[TextContent(type="text", text=said)],
+            structured_content=InterruptResult(interrupted=interrupted).model_dump(mode="json"),
         )
 
     @server.tool()

@@ -337,6 +337,12 @@ class EngineSession:
             return Execution(self._session.submit(java_string(code)))
         return Execution(self._session.submit(java_string(code), jpype.JInt(snippet_number)))
 
+    def check(self, code: str) -> Outcome:
+        """Compiles ``code`` as the next snippet would be, after the snippets submitted before it, and returns the
+        compilation's :class:`.Error`, or a Unit :class:`.Value` with its warnings; nothing runs and the session does
+        not change (the next snippet keeps its number)."""
+        return to_outcome(self._session.check(java_string(code)))
+
     def answer_input(self, request_id: int, value: str | None) -> None:
         """Answers an input request with a line (its line end is added) or None (end of input); a withdrawn or
         unknown request is ignored."""

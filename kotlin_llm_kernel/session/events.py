@@ -146,6 +146,11 @@ class SnippetWaiter:
             self._settled.update((e.snippet_number, e) for e in events if isinstance(e, SettledEvent))
             self._changed.notify_all()
 
+    def end(self, event: SettledEvent) -> None:
+        """Ends the wait for ``event``'s snippet with it: the host's policy ended the snippet's run while it runs on
+        (an interrupt that could not stop it); its own settled event, when it comes, is dropped by later waits."""
+        self._add([event])
+
     def join(self, timeout: float) -> None:
         """Waits for the reader to end, after the session was closed."""
         self._reader.join(timeout)

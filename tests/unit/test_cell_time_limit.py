@@ -98,6 +98,17 @@ def test_an_interrupted_cell_says_the_limit_above_the_interrupt_s_report() -> No
     assert (outcome.phase, outcome.stdout) == ("EVALUATION", "before\n")
 
 
+def test_a_limit_of_one_run_says_so_and_hints_at_that_run() -> None:
+    interrupted = _interrupted("java.lang.InterruptedException", "sleep interrupted")
+    outcome = time_limit_outcome(interrupted, 3, 2, own=True)
+    assert isinstance(outcome, Error)
+    assert outcome.evalue == (
+        "snippet3.kts ran longer than the time limit of 2 s (a limit of this run alone) and was interrupted; the "
+        "session keeps its state"
+    )
+    assert outcome.traceback[-1] == "hint: split the work into shorter cells, or give this run more time"
+
+
 def test_a_cell_cut_while_it_compiled_or_not_stopped_says_so() -> None:
     compiling = interrupted_cell_error(Unstoppable(4, (), compiling=True))
     assert compiling.evalue == CANCELLED_WHILE_COMPILING

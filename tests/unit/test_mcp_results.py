@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from kotlin_llm_kernel.mcp.__main__ import parse
-from kotlin_llm_kernel.mcp.bounded import bound
+from kotlin_llm_kernel.mcp.bounded import TEXT_LIMIT, bound
+from kotlin_llm_kernel.mcp.kotlin_session import JvmSettings
 from kotlin_llm_kernel.mcp.results import run_result
 from kotlin_llm_kernel.mcp.server import kotlin_string
 from kotlin_llm_kernel.session.results import Error, ResolvedDependency, Value
@@ -74,8 +75,14 @@ def test_kotlin_string_literals() -> None:
 
 
 def test_the_command_line() -> None:
-    options = parse(["--repository", "http://r1/", "--repository", "http://r2/", "--cell-time-limit", "5"])
+    settings = parse(["--repository", "http://r1/", "--repository", "http://r2/", "--cell-time-limit", "5"])
+    options = settings.options
     assert options.repositories == ("http://r1/", "http://r2/") and options.cell_time_limit == 5
     assert options.local_repository is None and options.echo is False
-    with pytest.raises(SystemExit):
-        parse(["extra"])
+    assert settings.jvm == JvmSettings() and settings.text_limit == TEXT_LIMIT and settings.http_port is None
+    settings = parse(["--max-heap", "1g", "--jvm-option=-Da=1", "--jvm-option=-Db=2", "--max-output-chars", "50"])
+    assert settings.jvm == JvmSettings("1g", ("-Da=1", "-Db=2")) and settings.text_limit == 50
+    assert parse(["--http", "8123"]).http_port == 8123
+    for wrong in (["extra"], ["--max-output-chars", "0"], ["--http", "x"]):
+        with pytest.raises(SystemExit):
+            parse(wrong)

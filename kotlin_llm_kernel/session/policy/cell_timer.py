@@ -20,19 +20,26 @@ _HINT = (
 )
 
 
-def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float) -> Outcome:
-    """The outcome of a cell interrupted at its time limit: its error becomes a :data:`TIME_LIMIT_EXCEEDED` one, with
-    the interrupt's report below it; a value (the code caught the interrupt and finished) stays."""
+#: Where a run's time limit came from, when not from the setting: its own call.
+OWN_LIMIT = "a limit of this run alone"
+_OWN_HINT = "hint: split the work into shorter cells, or give this run more time"
+
+
+def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float, own: bool = False) -> Outcome:
+    """The outcome of a cell interrupted at its time limit (the setting's, or its ``own``): its error becomes a
+    :data:`TIME_LIMIT_EXCEEDED` one, with the interrupt's report below it; a value (the code caught the interrupt and
+    finished) stays."""
     if not isinstance(outcome, Error):
         return outcome
-    ran = f"snippet{snippet_number}.kts ran longer than the time limit of {describe(limit)} (setting {SETTING})"
+    origin = OWN_LIMIT if own else f"setting {SETTING}"
+    ran = f"snippet{snippet_number}.kts ran longer than the time limit of {describe(limit)} ({origin})"
     if outcome.ename == SNIPPET_NOT_STOPPED:
         evalue = f"{ran} and did not stop when interrupted: it runs on"
     elif outcome.not_run:
         evalue = f"{ran} while it compiled and was cancelled: it did not run; the session keeps its state"
     else:
         evalue = f"{ran} and was interrupted; the session keeps its state"
-    message = "\n".join([f"{TIME_LIMIT_EXCEEDED}: {evalue}", outcome.message, _HINT])
+    message = "\n".join([f"{TIME_LIMIT_EXCEEDED}: {evalue}", outcome.message, _OWN_HINT if own else _HINT])
     return Error(
         phase=outcome.phase,
         message=message,

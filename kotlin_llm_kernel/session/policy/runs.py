@@ -48,11 +48,12 @@ class Execution(Interruptible, Protocol):
 
 class Run:
     """A submitted snippet and its time limit (seconds by the engine's clock, :attr:`.bridge.Execution.run_seconds`;
-    0: none)."""
+    0: none): the setting's, or its ``own`` (given for this run alone)."""
 
-    def __init__(self, execution: Execution, limit: float) -> None:
+    def __init__(self, execution: Execution, limit: float, own: bool = False) -> None:
         self.execution = execution
         self.limit = limit
+        self.own_limit = own
         #: It reached its limit and was interrupted for it.
         self.timed_out = False
         #: A user's interrupt came first: the limit no longer applies.
@@ -137,10 +138,10 @@ class Runs:
             return None
         return busy_error(report.snippet_number, tuple(execution.top_frames(len(report.frames))) or report.frames)
 
-    def submit(self, submit: Callable[[], Execution], limit: float) -> Run:
+    def submit(self, submit: Callable[[], Execution], limit: float, own: bool = False) -> Run:
         """Submits a snippet with ``submit`` (the host's call of :meth:`.bridge.EngineSession.submit`) under its time
         limit; the host asked :meth:`busy` first."""
-        run = Run(submit(), limit)
+        run = Run(submit(), limit, own)
         self.running = run
         return run
 
@@ -197,7 +198,7 @@ class Runs:
         exceeded = run.timed_out and settled.cancelled
         if exceeded:
             settled = dataclasses.replace(
-                settled, outcome=time_limit_outcome(settled.outcome, run.snippet_number, run.limit)
+                settled, outcome=time_limit_outcome(settled.outcome, run.snippet_number, run.limit, run.own_limit)
             )
         return Ended(settled, exceeded)
 

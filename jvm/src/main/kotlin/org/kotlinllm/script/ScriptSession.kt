@@ -211,6 +211,28 @@ public class ScriptSession internal constructor(
         return execution
     }
 
+    /**
+     * Compiles [code] on the session's thread as the next snippet would be compiled (as
+     * `snippet${lastSnippetNumber + 1}.kts`, after the snippets submitted before it), without running it or changing
+     * the session: see [SnippetRunner.check]. The next snippet keeps its number.
+     */
+    internal fun checkAsync(code: String): CompletableFuture<SnippetRun> {
+        val fileName = "snippet${lastNumber.get() + 1}.kts"
+        if (code.isBlank()) return CompletableFuture.completedFuture(SnippetRun(ScriptResult.Value(Unit)))
+        val checked = CompletableFuture<SnippetRun>()
+        submit {
+            val run = try {
+                startFailure?.let { SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "$fileName: error: $it")) }
+                    ?: runner.check(fileName, code)
+            } catch (e: Throwable) {
+                logger.error(e) { "checking $fileName failed in the engine" }
+                SnippetRun(ScriptResult.Error(ExecutionPhase.COMPILATION, "$fileName: error: the engine failed: $e"))
+            }
+            checked.complete(run)
+        }
+        return checked
+    }
+
     private fun submit(task: () -> Unit) {
         check(!closed) { "the session is closed" }
         tasks.put(Runnable(task))

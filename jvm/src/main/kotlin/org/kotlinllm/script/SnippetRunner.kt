@@ -133,7 +133,16 @@ internal class SnippetRunner(
     /** Inspection by the K2 frontend (see [CodeInsight.inspect]); called on any thread. */
     fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = insight.inspect(text, offset, waitMillis)
 
-    fun run(fileName: String, text: String): SnippetRun {
+    /**
+     * Compiles [text] as [run] would, resolving its dependencies, and reports what [run] would report of its
+     * compilation (its errors, or a [ScriptResult.Value] of [Unit] with the warnings), without evaluating it or
+     * changing the session: nothing is declared, no library or `%use` import is added, and the compiler forgets it.
+     */
+    fun check(fileName: String, text: String): SnippetRun = run(fileName, text, checkOnly = true)
+
+    fun run(fileName: String, text: String): SnippetRun = run(fileName, text, checkOnly = false)
+
+    private fun run(fileName: String, text: String, checkOnly: Boolean): SnippetRun {
         // kotlinc reads a source with its line separators converted to \n; the K2 PSI rejects a \r
         val code = text.replace("\r\n", "\n").replace('\r', '\n')
         val original = parser.parse(fileName, code)
@@ -145,7 +154,7 @@ internal class SnippetRunner(
         val useErrors = magicNotes.filter { it.severity == Severity.ERROR }
         val otherMagics = NotebookMagics.diagnostics(parsed)
         if (useErrors.isNotEmpty() || otherMagics.isNotEmpty()) {
-            val loaded = if (used == null || otherMagics.isNotEmpty()) emptyList() else loadAlone(used, useErrors, shown)
+            val loaded = if (checkOnly || used == null || otherMagics.isNotEmpty()) emptyList() else loadAlone(used, useErrors, shown)
             return compilationError(fileName, shown, useErrors + otherMagics + loaded)
         }
         if (parsed.syntaxErrors.isNotEmpty()) {
@@ -162,7 +171,7 @@ internal class SnippetRunner(
         val resolved = when (resolution) {
             is DependencyResolution.Failed -> {
                 val errors = resolution.diagnostics.filter { it.severity == Severity.ERROR }
-                val loaded = if (used == null) emptyList() else loadAlone(used, errors, shown)
+                val loaded = if (checkOnly || used == null) emptyList() else loadAlone(used, errors, shown)
                 return compilationError(fileName, shown, resolution.diagnostics + loaded)
             }
             is DependencyResolution.Resolved -> resolution
@@ -182,6 +191,12 @@ internal class SnippetRunner(
                 compilationError(fileName, shown, versionNotes + limitations.compilationFailed(errors, shown))
             }
             is Compilation.Compiled -> {
+                if (checkOnly) {
+                    compilerHost.discard(compilation)
+                    val warnings = warnings(fileName, compilation, resolved, magicNotes)
+                    val rendered = warnings.map { DiagnosticRenderer.render(fileName, shown, it) }
+                    return SnippetRun(ScriptResult.Value(Unit, rendered, resolved?.resolvedVersions.orEmpty()), diagnostics = warnings)
+                }
                 if (!beforeEvaluation()) {
                     compilerHost.discard(compilation)
                     return notRun()
@@ -309,6 +324,15 @@ internal class SnippetRunner(
         diagnostics = diagnostics,
     )
 
+    /** The warnings of a snippet that compiled: its `%use` notes, its dependencies' and the compiler's. */
+    private fun warnings(
+        fileName: String,
+        compiled: Compilation.Compiled,
+        resolved: DependencyResolution.Resolved?,
+        magicNotes: List<Diagnostic>,
+    ): List<Diagnostic> = (magicNotes + resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
+        .filter { it.severity == Severity.WARNING }
+
     /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
     private fun notRun(): SnippetRun {
         val interrupted = InterruptedException(NOT_RUN)
@@ -336,8 +360,7 @@ internal class SnippetRunner(
         magicNotes: List<Diagnostic>,
     ): SnippetRun {
         sources.add(fileName, shown, compiled.classFiles)
-        val warningNotes = (magicNotes + resolved?.warnings.orEmpty() + diagnostics(compiled.diagnostics, fileName))
-            .filter { it.severity == Severity.WARNING }
+        val warningNotes = warnings(fileName, compiled, resolved, magicNotes)
         val warnings = warningNotes.map { DiagnosticRenderer.render(fileName, shown, it) }
         val resolvedVersions = resolved?.resolvedVersions.orEmpty()
         symbols.evaluating(parsed, compilerHost.className(compiled), compilerHost::compiledDeclarations)

@@ -32,6 +32,14 @@ public class HostSession private constructor(
     /** The number of the last snippet submitted. */
     public val lastSnippetNumber: Int get() = session.lastSnippetNumber
 
+    /**
+     * Compiles [code] as the next snippet would be compiled and waits for the outcome: the compilation's error, or a
+     * [org.kotlinllm.script.ScriptResult.Value] of [Unit] with its warnings. Nothing runs and the session does not
+     * change: nothing is declared or loaded, and the next snippet keeps its number. Waits for the snippets submitted
+     * before it.
+     */
+    public fun check(code: String): HostOutcome = HostOutcome.of(session.checkAsync(code).get(), cancelled = false)
+
     /** Runs [code] as the next snippet, `snippet${lastSnippetNumber + 1}.kts`. */
     public fun submit(code: String): HostExecution = execution(code, null)
 

@@ -248,4 +248,44 @@ class HostSessionTest {
         session.close()
         assertEquals(emptyList(), session.nextEvents(60_000), "returns at once")
     }
+
+    @Test
+    fun `check compiles as the next snippet would, reports as a run would, and changes nothing`() {
+        HostSession.create(emptyMap(), defaultSettings()).use { session ->
+            val events = EventReader(session)
+            session.submit("val before = 1")
+            events.settled(1)
+            val wrong = "val typed: Int = \"text\"\nprintln(\"never\")"
+            val checked = session.check(wrong)
+            val checkedError = checked.result as ScriptResult.Error
+            assertEquals(ExecutionPhase.COMPILATION, checkedError.phase)
+            assertEquals(
+                "snippet2.kts:1:16: error: Initializer type mismatch: expected 'Int', actual 'String'.",
+                checkedError.message.lines().first(),
+            )
+            assertEquals(listOf("INITIALIZER_TYPE_MISMATCH"), checked.diagnostics.map { it.name })
+            assertEquals(1, session.lastSnippetNumber, "a check takes no snippet number")
+
+            val deprecated = "@Deprecated(\"use g\") fun f() = 1\nval declared = f()\nprintln(\"not run\")\ndeclared"
+            val ok = session.check(deprecated)
+            assertTrue(ok.isUnit, "a check runs nothing, so its value is Unit")
+            assertEquals(
+                listOf("snippet2.kts:2:16: warning: 'fun f(): Int' is deprecated. use g.\n  | val declared = <error>f</error>()"),
+                (ok.result as ScriptResult.Value).warnings,
+            )
+            assertEquals(1, session.lastSnippetNumber)
+            // the run reports what its check did, under the same name
+            session.submit(wrong)
+            assertEquals(checkedError.message, (events.settled(2).result as ScriptResult.Error).message)
+            // nothing of the checked snippets was declared, printed or kept by the compiler
+            session.submit("declared")
+            val unresolved = events.settled(3)
+            assertTrue(
+                (unresolved.result as ScriptResult.Error).message.startsWith("snippet3.kts:1:1: error: Unresolved reference 'declared'"),
+            )
+            session.submit(deprecated)
+            assertEquals("1", events.settled(4).valueText)
+            assertEquals("", events.text(OutputEvent.STDOUT).replace("not run\n", ""), "only the run printed")
+        }
+    }
 }
