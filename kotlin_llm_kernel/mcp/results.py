@@ -1,5 +1,6 @@
 """A snippet's outcome (the Python API's :class:`.Value` or :class:`.Error`) as a tool result: the structured content
-an agent reads, with the long texts bounded, and a one-line text summary for clients that show only text."""
+an agent reads, with the long texts bounded, and the same as text (a summary line, then the texts and the report)
+for clients that show the model only the text content."""
 
 from __future__ import annotations
 
@@ -105,14 +106,20 @@ def run_result(outcome: Value | Error, snippet_number: int, text_limit: int = TE
             resolved_versions={},
             **common,
         )
-        summary = f"{snippet}: {outcome.ename}: {_one_line(outcome.evalue)}"
+        summary = f"{snippet}: {outcome.ename}"
     if files:
         summary += f" (cut; the full texts are in {', '.join(files.values())})"
     images = _images(outcome)
     if images:
         summary += f" ({len(images)} image{'s' if len(images) > 1 else ''}: {', '.join(i.mime_type for i in images)})"
+    # What a client that shows the model only the text content must still carry: the whole (bounded) result
+    parts = [summary]
+    if isinstance(outcome, Value) and not outcome.is_unit and _one_line(outcome.text) != outcome.text:
+        parts.append(f"value:\n{bounded['value'].text}")
+    parts += [f"{name}:\n{bounded[name].text}" for name in ("stdout", "stderr") if bounded[name].text]
+    parts += [outcome.message] if isinstance(outcome, Error) else outcome.warnings
     return CallToolResult(
-        content=[TextContent(type="text", text=summary), *images],
+        content=[TextContent(type="text", text="\n\n".join(parts)), *images],
         structured_content=result.model_dump(mode="json"),
         is_error=isinstance(outcome, Error),
     )

@@ -52,13 +52,20 @@ def test_a_value_with_versions_and_warnings() -> None:
         "truncated": False,
         "full_text_files": {},
     }
+    assert result.content[0].text == "snippet4.kts: ok: x\n\nstdout:\nout\n\na warning"  # type: ignore[union-attr]
 
 
-def test_an_errors_summary_is_its_first_line() -> None:
-    error = Error("EVALUATION", "java.lang.Exception: boom\n  at x", "java.lang.Exception", "boom\nmore")
+def test_the_text_content_carries_the_whole_result_for_clients_that_show_only_text() -> None:
+    error = Error(
+        "EVALUATION", "java.lang.Exception: boom\n  at x", "java.lang.Exception", "boom\nmore", stderr="err\n"
+    )
     result = run_result(error, 2)
     assert result.is_error is True
-    assert result.content[0].text == "snippet2.kts: java.lang.Exception: boom…"  # type: ignore[union-attr]
+    assert result.content[0].text == (  # type: ignore[union-attr]
+        "snippet2.kts: java.lang.Exception\n\nstderr:\nerr\n\n\njava.lang.Exception: boom\n  at x"
+    )
+    lines = run_result(Value("a\nb", "a\nb"), 3)
+    assert lines.content[0].text == "snippet3.kts: ok: a…\n\nvalue:\na\nb"  # type: ignore[union-attr]
 
 
 def test_a_long_value_is_cut() -> None:
