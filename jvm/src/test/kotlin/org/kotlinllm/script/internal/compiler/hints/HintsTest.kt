@@ -132,6 +132,18 @@ class HintsTest {
     }
 
     @Test
+    fun `a type parameter not inferred because of an error in the lambda follows from that error`() {
+        value("data class Town(val name: String, val people: Int)\nval towns = listOf(Town(\"Oslo\", 709), Town(\"Bergen\", 291))")
+        assertEquals(
+            "snippetN.kts:1:21: error: Unresolved reference 'population' on receiver of type 'Town'.\n" +
+                "  | towns.sortedBy { it.<error>population</error> }.first().name\n" +
+                "(1 more error follows from this one)",
+            error("towns.sortedBy { it.population }.first().name"),
+        )
+        assertEquals("Bergen", value("towns.sortedBy { it.people }.first().name"))
+    }
+
+    @Test
     fun `calling a property as a function gets kotlinc's message, not the default-imported coroutines' invoke`() {
         assertEquals(
             "snippetN.kts:2:3: error: Expression 'length' of type 'Int' cannot be invoked as a function. " +
