@@ -17,7 +17,11 @@ def render_output(output: dict) -> str:
     if kind == "stream":
         return output["text"].rstrip("\n") if output["name"] == "stdout" else f"[stderr] {output['text'].rstrip()}"
     if kind in ("execute_result", "display_data"):
-        return f"Out: {output['data'].get('text/plain', '')}"
+        data = output["data"]
+        text = data.get("text/plain", "")
+        # a rich output's other types (HTML, an image) cannot show here: their names say that it has them
+        kinds = sorted(data, key=lambda kind: kind == "text/plain")  # the text, shown, named last
+        return f"Out: [{', '.join(kinds)}] {text}" if len(kinds) > 1 else f"Out: {text}"
     if kind == "error":
         return "\n".join(output["traceback"])
     return f"[{kind}]"

@@ -1,25 +1,22 @@
 #!/usr/bin/env bash
-# Sets up a virtual environment in .venv with the package (its build runs Maven on jvm/) and its test tools,
-# and installs the kotlin-llm kernelspec into it. Idempotent; needs Python >= 3.10 with pip, a JDK >= 17 and Maven.
+# Sets up everything the tests need: .venv with the package, its test tools and the kotlin-llm kernelspec
+# (scripts/setup-kernel.sh), the real libraries the library tests load, and the programs the tests drive that pip does
+# not bring: Debian's chromium (the browser tests) and tmux (the console test). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-python3}
-command -v java >/dev/null || [ -n "${JAVA_HOME:-}" ] || { echo "No Java found: install a JDK 17 or newer (e.g. apt-get install openjdk-17-jdk-headless)." >&2; exit 1; }
-command -v mvn >/dev/null || { echo "No Maven found: install Maven 3.8 or newer (e.g. apt-get install maven)." >&2; exit 1; }
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
-.venv/bin/python -m kotlin_llm_kernel install --sys-prefix >/dev/null
+bash scripts/setup-kernel.sh test
 # The real libraries the library tests load (ktor, kotlinx-datetime, ...), fetched once from Maven Central so that
 # the tests run offline.
 .venv/bin/python tests/libraries.py
 
-# The browser test drives Debian's chromium: Playwright's own browser download is not used. Installed with apt when
-# missing and allowed (root, or sudo without a password); otherwise the test fails and says why.
-chromium_found() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; }
-if ! chromium_found; then
+# Installed with apt when missing and allowed (root, or sudo without a password); otherwise the tests that need them
+# fail and say why. The browser test drives Debian's chromium: Playwright's own browser download is not used.
+found() { command -v "$1" >/dev/null || { [ "$1" = chromium ] && command -v chromium-browser >/dev/null; }; }
+missing=()
+for program in chromium tmux; do
+    found "$program" || missing+=("$program")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then
         as_root=()
     elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
@@ -28,14 +25,14 @@ if ! chromium_found; then
         as_root=(none)
     fi
     if [ "${as_root[0]:-}" = none ] || ! command -v apt-get >/dev/null; then
-        echo "Notice: chromium is not installed and cannot be installed here (needs apt-get as root or passwordless sudo): the browser test will fail." >&2
+        echo "Notice: ${missing[*]} not installed and cannot be installed here (needs apt-get as root or passwordless sudo): the tests that drive them will fail." >&2
     else
-        echo "Installing chromium with apt-get (for the browser test)..."
+        echo "Installing ${missing[*]} with apt-get (for the browser and console tests)..."
         export DEBIAN_FRONTEND=noninteractive
-        if ! { "${as_root[@]}" apt-get update -q >/dev/null \
-                && "${as_root[@]}" apt-get install -y -q --no-install-recommends chromium >/dev/null; } \
-                || ! chromium_found; then
-            echo "Notice: apt-get could not install chromium: the browser test will fail." >&2
-        fi
+        "${as_root[@]}" apt-get update -q >/dev/null \
+            && "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || true
+        for program in "${missing[@]}"; do
+            found "$program" || echo "Notice: apt-get could not install $program: the tests that drive it will fail." >&2
+        done
     fi
 fi

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pexpect
 import pytest
+
+from tmux_console import console_in_tmux
 
 TIMEOUT = 60
 _ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # prompt_toolkit colours the prompt pieces
@@ -77,3 +82,48 @@ def test_exit_ends_the_console(word: str) -> None:
     child.expect(pexpect.EOF, timeout=60)
     child.close()
     assert child.exitstatus == 0
+
+
+#: A cell that computes for minutes inside JDK code, which ignores the engine's cancellation; it says first that it
+#: runs, so that the interrupt comes while it computes.
+LONG_CELL = (
+    'println("computing {n}"); java.io.File("{started}").writeText(""); '
+    "java.math.BigInteger.valueOf(3).pow(300_000_000).bitLength()"
+)
+#: Only catches a hang: an interrupted cell ends within two seconds.
+INTERRUPT_HANG_GUARD = 60
+INTERRUPTS = 10
+PROMPT = r"In \[\d+\]: "
+#: The first line of an interrupted cell's error, whichever way it ended (stopped, cancelled, not stoppable).
+REPORT = r"Interrupted(Error|Exception)|SnippetNotStopped"
+
+
+def wait_for_file(path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"the cell did not start within {timeout} s"
+        time.sleep(0.05)
+
+
+def test_an_interrupted_cell_shows_its_report_before_the_next_prompt(tmp_path: Path) -> None:
+    """The console takes the idle status of its interrupt_request for the end of the cell, then prints what iopub
+    holds once the execute_reply came: the cell's error must be there by then, not after the next prompt.
+
+    The test learns that a cell runs from a file it writes, not from the console: when the idle status of the cell
+    before came after that reply, the console takes it for this cell's and shows nothing until this cell's reply.
+    """
+    with console_in_tmux() as console:
+        for n in range(1, INTERRUPTS + 1):
+            started = tmp_path / f"started-{n}"
+            console.send_line(LONG_CELL.format(started=started, n=n))
+            wait_for_file(started, INTERRUPT_HANG_GUARD)
+            console.send_key("C-c")
+            text = console.wait_for(PROMPT, INTERRUPT_HANG_GUARD, count=n + 1)
+            shown = re.split(PROMPT, text)[n]  # from the cell's prompt to the next one
+            assert f"computing {n}\n" in shown, text
+            assert len(re.findall(REPORT, shown)) == 1, (
+                f"cell {n}'s report is not shown before the next prompt:\n{text}"
+            )
+        console.send_line('println("after the interrupts")')
+        text = console.wait_for(r"\nafter the interrupts\n", INTERRUPT_HANG_GUARD)
+    assert not re.search(REPORT, re.split(PROMPT, text)[INTERRUPTS + 1]), "a report came late:\n" + text

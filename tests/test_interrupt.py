@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -78,3 +79,42 @@ def test_a_busy_loop_is_interrupted_on_jdk_25() -> None:
         assert cell.status == "error", cell.content
         assert cell.content["evalue"] == "the snippet was cancelled while running"
         assert execute(kc, "spins > 0").result == "true", "the session keeps its state"
+
+
+#: Computes for minutes inside JDK code, which ignores the engine's cancellation: the thread is stopped.
+LONG_COMPUTATION = 'println("started")\njava.math.BigInteger.valueOf(3).pow(300_000_000).bitLength()'
+
+
+@pytest.mark.parametrize("attempt", range(10))
+def test_the_error_of_an_interrupted_cell_is_on_iopub_when_its_reply_comes(
+    mode_kernel: tuple[Any, Any], attempt: int
+) -> None:
+    """What ``jupyter console`` does after an interrupt: it reads the reply, then only the iopub messages already
+    there; the cell's error is one of them, and comes before its idle status, under its request."""
+    km, kc = mode_kernel
+    msg_id = kc.execute(LONG_COMPUTATION)
+    messages = read_until(kc, msg_id, "started")
+    km.interrupt_kernel()
+    deadline = time.monotonic() + INTERRUPT_HANG_GUARD
+    while (reply := kc.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.1)))["parent_header"].get(
+        "msg_id"
+    ) != msg_id:
+        pass
+    while kc.iopub_channel.msg_ready():
+        messages.append(kc.get_iopub_msg(timeout=0))
+    errors = [m for m in messages if m["msg_type"] == "error" and m["parent_header"].get("msg_id") == msg_id]
+    assert len(errors) == 1, f"the error was not on iopub when the reply came: {[m['msg_type'] for m in messages]}"
+    assert errors[0]["content"]["traceback"] == reply["content"]["traceback"]
+    while not any(is_idle(m, msg_id) for m in messages):
+        messages.append(kc.get_iopub_msg(timeout=max(deadline - time.monotonic(), 0.1)))
+    idle = next(i for i, m in enumerate(messages) if is_idle(m, msg_id))
+    assert messages.index(errors[0]) < idle
+    assert execute(kc, "before").result == "7", "the session keeps its state"
+
+
+def is_idle(message: dict[str, Any], msg_id: str) -> bool:
+    return (
+        message["msg_type"] == "status"
+        and message["content"]["execution_state"] == "idle"
+        and message["parent_header"].get("msg_id") == msg_id
+    )

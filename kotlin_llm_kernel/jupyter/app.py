@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import ipaddress
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -48,11 +50,49 @@ class KotlinKernelApp(IPKernelApp):
         session.pack = packing_lone_surrogates(session.pack)
         return session
 
+    def init_sockets(self) -> None:
+        """ipykernel's sockets, without its warning that TCP is not encrypted when they are bound to a loopback
+        address: nothing leaves the machine then (what the warning is about is another local user, whom the
+        connection file's key and permissions keep out). Bound to any other address, the warning stays."""
+        if not is_loopback(self.ip):
+            super().init_sockets()
+            return
+        unencrypted = _MessageFilter(UNENCRYPTED_TCP_WARNING)
+        self.log.addFilter(unencrypted)
+        try:
+            super().init_sockets()
+        finally:
+            self.log.removeFilter(unencrypted)
+
     def load_config_file(self, *args: Any, **kwargs: Any) -> None:
         """ipykernel's config files, then the KotlinKernel settings loaded before (they win, as before)."""
         super().load_config_file(*args, **kwargs)
         if self.loaded is not None:
             self.update_config(self.loaded.config)
+
+
+#: How ipykernel's warning about unencrypted TCP begins.
+UNENCRYPTED_TCP_WARNING = "Kernel is running over TCP without encryption."
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
+class _MessageFilter(logging.Filter):
+    """Drops the log records whose message begins with ``prefix``."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self._prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self._prefix)
 
 
 def launch(loaded: KernelConfig, initialized: Callable[[KotlinKernelApp], None] | None = None) -> None:

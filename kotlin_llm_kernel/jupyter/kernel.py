@@ -41,6 +41,7 @@ from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
 from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
+from .streams import iopub_sent
 
 #: How long an exit of the process by library code waits for the client to be told (see _process_exits).
 EXIT_REPORT_MILLIS = 10_000
@@ -181,6 +182,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         if msg_type == "execute_request":
             reply["execution_count"] = self.execution_count
             self.send_response(self.iopub_socket, "error", content)
+            iopub_flusher(self.iopub_thread)()  # the error leaves before the reply, as a cell's does (see do_execute)
             self._reply_metadata = {}
             metadata = self.finish_metadata(parent, self.init_metadata(parent), reply)
         if self.session is not None:
@@ -327,6 +329,12 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         cell_meta: dict[str, Any] | None = None,
         cell_id: str | None = None,
     ) -> dict[str, Any]:
+        reply = await self._execute(code, silent, allow_stdin)
+        # the cell's messages leave on iopub before ipykernel sends this reply on shell
+        await iopub_sent(self.iopub_thread)
+        return reply
+
+    async def _execute(self, code: str, silent: bool, allow_stdin: bool) -> dict[str, Any]:
         self._reply_metadata = {}
         code_notice, self._code_notice = self._code_notice, None
         if code_notice and not silent:
