@@ -108,6 +108,20 @@ def test_a_renderer_applies_to_later_values_and_displays(kc: Any) -> None:
     assert result["content"]["data"] == {"text/plain": "Row(name=b)", "text/html": "<td>b</td>"}
 
 
+def test_latex_is_sent_inside_math_delimiters_once(kc: Any) -> None:
+    """MathJax typesets only inside delimiters: LATEX adds `$$…$$` to text without any and keeps those it has."""
+    code = 'DISPLAY(LATEX("e^{i\\\\pi} + 1 = 0"))\nDISPLAY(LATEX("\\\\[x^2\\\\]"))\nLATEX("""$$\\frac{1}{2}$$""")'
+    cell = execute(kc, code)
+    assert cell.status == "ok", cell.content
+    shown = [m["content"]["data"] for m in cell.outputs("display_data")]
+    assert shown == [
+        {"text/plain": "$$e^{i\\pi} + 1 = 0$$", "text/latex": "$$e^{i\\pi} + 1 = 0$$"},
+        {"text/plain": "\\[x^2\\]", "text/latex": "\\[x^2\\]"},
+    ]
+    [result] = cell.outputs("execute_result")
+    assert result["content"]["data"] == {"text/plain": "$$\\frac{1}{2}$$", "text/latex": "$$\\frac{1}{2}$$"}
+
+
 def test_a_launched_coroutine_displays_under_its_cell(kc: Any) -> None:
     cell = execute(kc, 'await { launch { DISPLAY("from a coroutine") }.join() }')
     [display] = cell.outputs("display_data")
@@ -144,7 +158,7 @@ def test_a_notebook_with_every_display_kind_is_valid_nbformat() -> None:
     assert first.outputs[1].data["text/html"] == "<b>html</b>"
     assert first.outputs[2].data["text/plain"] == "new"  # the update of the next cell reached it
     assert second.outputs[0].data["application/json"] == {"k": [1, 2]}
-    assert [o.data["text/plain"] for o in third.outputs] == ["x^2", "**md**"]
+    assert [o.data["text/plain"] for o in third.outputs] == ["$$x^2$$", "**md**"]
     assert image.outputs[0].metadata == {"image/png": {"width": 3, "height": 2}}
     assert [o.data["text/plain"] for o in frames.outputs] == ["frame 2"]
     assert value.outputs[0].data == {"text/plain": "<i>value</i>", "text/html": "<i>value</i>"}

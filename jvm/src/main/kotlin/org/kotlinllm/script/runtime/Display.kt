@@ -65,8 +65,24 @@ public fun HTML(text: String, isolated: Boolean = false): MimeTypedResult = Mime
 /** Any MIME types, e.g. `MIME("text/markdown" to "**bold**", "text/plain" to "bold")`. */
 public fun MIME(vararg mimeToData: Pair<String, String>): MimeTypedResult = MimeTypedResult(linkedMapOf(*mimeToData))
 
-/** LaTeX, e.g. `LATEX("$$\\frac{1}{2}$$")`. */
-public fun LATEX(latex: String): MimeTypedResult = MimeTypedResult(mapOf("text/latex" to latex))
+/**
+ * LaTeX math, e.g. `LATEX("e^{i\\pi} + 1 = 0")`, typeset as a display formula: clients (MathJax) typeset only
+ * what is inside math delimiters, so [latex] without any (`$$…$$`, `$…$`, `\[…\]`, `\(…\)`) is sent inside `$$…$$`.
+ */
+public fun LATEX(latex: String): MimeTypedResult = MimeTypedResult(mapOf("text/latex" to delimitedMath(latex)))
+
+private const val DISPLAY_MATH = "\$\$"
+
+/** Math delimiters, opening and closing: `$$…$$` is one case of `$…$`. */
+private val MATH_DELIMITERS = listOf("\$" to "\$", "\\[" to "\\]", "\\(" to "\\)")
+
+private fun delimitedMath(latex: String): String {
+    val trimmed = latex.trim()
+    val delimited = MATH_DELIMITERS.any { (open, close) ->
+        trimmed.length >= open.length + close.length && trimmed.startsWith(open) && trimmed.endsWith(close)
+    }
+    return if (delimited || trimmed.isEmpty()) latex else DISPLAY_MATH + latex + DISPLAY_MATH
+}
 
 /**
  * JSON shown as a tree ([expanded]: opened), with its indented text as `text/plain`; a [jsonText] that is not JSON

@@ -101,7 +101,14 @@ class DisplayTest {
         assertEquals(mapOf("text/plain" to "<i>x</i>", "text/html" to "<i>x</i>"), html.valueData)
         assertEquals("{\"text/html\":{\"isolated\":true}}", html.valueMetadata)
         val latex = value("LATEX(\"x^2\")")
-        assertEquals("x^2", latex.valueData?.get("text/latex"))
+        assertEquals(mapOf("text/plain" to "\$\$x^2\$\$", "text/latex" to "\$\$x^2\$\$"), latex.valueData)
+    }
+
+    @Test
+    fun `LATEX without math delimiters is sent inside $$, with them as it is`() {
+        val texts = listOf("e^{i\\\\pi} + 1 = 0", "\\\$\\\$x^2\\\$\\\$", "\\\$x\\\$", " \\\\[x\\\\] ", "\\\\(x\\\\)", "")
+        val sent = texts.map { value("LATEX(\"$it\")").valueData?.get("text/latex") }
+        assertEquals(listOf("\$\$e^{i\\pi} + 1 = 0\$\$", "\$\$x^2\$\$", "\$x\$", " \\[x\\] ", "\\(x\\)", ""), sent)
     }
 
     @Test
