@@ -239,6 +239,22 @@ def test_inspect(kc: Any) -> None:
     assert missing["status"] == "ok" and not missing["found"]
 
 
+def test_inspect_lists_every_overload_of_an_unfinished_call(kc: Any) -> None:
+    """Shift+Tab in `println(`: all 11 overloads, `println()` among them though the call has an argument so far."""
+    reply = request(kc, "inspect_request", code="println(", cursor_pos=8, detail_level=0)["content"]
+    assert reply["status"] == "ok" and reply["found"]
+    types = ["Any?", "Int", "Long", "Byte", "Short", "Char", "Boolean", "Float", "Double", "CharArray"]
+    listed = "\n".join(f"inline fun println(message: {t})" for t in types) + "\ninline fun println()"
+    assert reply["data"]["text/plain"] == (
+        f"{listed}\n\nin kotlin.io\n\nPrints the given [message] and the line separator to the standard output stream."
+    )
+    # past 16 overloads, how many more there are
+    many = request(kc, "inspect_request", code="maxOf(", cursor_pos=6, detail_level=0)["content"]["data"]["text/plain"]
+    signatures, rest = many.split("\n\n", 1)
+    assert signatures.splitlines()[-1] == "… and 20 more overloads" and len(signatures.splitlines()) == 17
+    assert rest.startswith("in kotlin.comparisons\n\n")
+
+
 def test_is_complete(kc: Any) -> None:
     assert request(kc, "is_complete_request", code="fun f() {")["content"] == {"status": "incomplete", "indent": "    "}
     assert request(kc, "is_complete_request", code="1 + 1")["content"]["status"] == "complete"

@@ -109,6 +109,24 @@ class CompletionTest {
     }
 
     @Test
+    fun `inspection inside an unfinished call lists every overload`() {
+        val overloads = listOf("Any?", "Int", "Long", "Byte", "Short", "Char", "Boolean", "Float", "Double", "CharArray")
+            .joinToString("\n") { "inline fun println(message: $it)" }
+        assertEquals(
+            "$overloads\ninline fun println()\n\nin kotlin.io\n\n" +
+                "Prints the given [message] and the line separator to the standard output stream.",
+            session.inspect("println(", 8),
+        )
+        // past 16 overloads, how many more there are (maxOf has 36 in the pinned standard library)
+        val maxOf = session.inspect("maxOf(", 6).orEmpty()
+        val listed = maxOf.substringBefore("\n\n").lines()
+        assertEquals(17, listed.size, maxOf)
+        assertTrue(listed.take(16).all { " maxOf(" in it } && "fun <T : Comparable<T>> maxOf(a: T, b: T): T" in listed, maxOf)
+        assertEquals("… and 20 more overloads", listed.last())
+        assertTrue(maxOf.startsWith(listed.joinToString("\n") + "\n\nin kotlin.comparisons\n\n"), maxOf)
+    }
+
+    @Test
     fun `inspection shows the KDoc of the standard library, from its sources bundled beside the engine`() {
         val map = session.inspect("listOf(1).map { it }", 11).orEmpty()
         assertTrue(

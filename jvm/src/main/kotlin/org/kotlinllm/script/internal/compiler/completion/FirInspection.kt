@@ -3,12 +3,14 @@ package org.kotlinllm.script.internal.compiler.completion
 import org.jetbrains.kotlin.KtFakeSourceElementKind
 import org.jetbrains.kotlin.KtPsiSourceElement
 import org.jetbrains.kotlin.KtSourceElement
+import org.jetbrains.kotlin.descriptors.Visibilities
 import org.jetbrains.kotlin.fir.FirElement
 import org.jetbrains.kotlin.fir.FirSession
 import org.jetbrains.kotlin.fir.declarations.FirCallableDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirClassLikeDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirDeclaration
 import org.jetbrains.kotlin.fir.declarations.FirReplSnippet
+import org.jetbrains.kotlin.fir.declarations.getDeprecation
 import org.jetbrains.kotlin.fir.declarations.utils.isReplSnippetDeclaration
 import org.jetbrains.kotlin.fir.expressions.FirQualifiedAccessExpression
 import org.jetbrains.kotlin.fir.expressions.FirResolvedQualifier
@@ -18,11 +20,13 @@ import org.jetbrains.kotlin.fir.references.FirReference
 import org.jetbrains.kotlin.fir.references.FirResolvedNamedReference
 import org.jetbrains.kotlin.fir.resolve.diagnostics.ConeDiagnosticWithCandidates
 import org.jetbrains.kotlin.fir.resolve.diagnostics.ConeDiagnosticWithSingleCandidate
+import org.jetbrains.kotlin.fir.resolve.providers.symbolProvider
 import org.jetbrains.kotlin.fir.resolve.toSymbol
 import org.jetbrains.kotlin.fir.symbols.FirBasedSymbol
 import org.jetbrains.kotlin.fir.symbols.SymbolInternals
 import org.jetbrains.kotlin.fir.symbols.impl.FirCallableSymbol
 import org.jetbrains.kotlin.fir.symbols.impl.FirClassLikeSymbol
+import org.jetbrains.kotlin.fir.symbols.impl.FirNamedFunctionSymbol
 import org.jetbrains.kotlin.fir.types.ConeClassLikeType
 import org.jetbrains.kotlin.fir.types.ConeKotlinType
 import org.jetbrains.kotlin.fir.types.FirResolvedTypeRef
@@ -32,6 +36,7 @@ import org.jetbrains.kotlin.fir.types.resolvedType
 import org.jetbrains.kotlin.fir.visitors.FirVisitorVoid
 import org.jetbrains.kotlin.psi.KtDeclaration
 import org.jetbrains.kotlin.psi.KtNamedDeclaration
+import org.jetbrains.kotlin.resolve.deprecation.DeprecationLevelValue
 import org.kotlinllm.script.internal.compiler.ResolvedProbe
 import org.kotlinllm.script.internal.compiler.Signatures
 import org.kotlinllm.script.internal.report.SnippetNames
@@ -55,11 +60,14 @@ internal object FirInspection {
         val finder = Finder(offset, probe.session)
         probe.file.accept(finder)
         val found = finder.best ?: return null
-        val symbols = found.symbols.distinct().take(MAX_OVERLOADS)
+        val overloads = if (found.unresolved) withOverloads(found.symbols, probe.session) else found.symbols.distinct()
+        val symbols = overloads.take(MAX_OVERLOADS)
         if (symbols.isEmpty()) return null
         val first = symbols.first()
         val text = buildString {
             append(symbols.joinToString("\n") { Signatures.of(it) })
+            val more = overloads.size - symbols.size
+            if (more > 0) append("\n… and ").append(more).append(if (more == 1) " more overload" else " more overloads")
             val declaredType = (first as? FirCallableSymbol<*>)?.let { runCatching { Signatures.type(it.resolvedReturnType) }.getOrNull() }
             // an unfinished call's type (`listOf(1).map` without its lambda) has errors: not shown
             val type = found.type?.takeIf { !it.hasError() }?.let { runCatching { Signatures.type(it) }.getOrNull() }
@@ -69,6 +77,23 @@ internal object FirInspection {
         }
         val sessionName = first.takeIf { isSessionDeclaration(it) }?.let { name(it) }
         return Inspected(text, sessionName)
+    }
+
+    /**
+     * [candidates] of a call that did not resolve, with the other public top-level functions of their names and
+     * packages: the compiler keeps only the candidates that got furthest, those of the call's arity so far (`println(`
+     * has one argument to it, an error), so `println()` was left out.
+     */
+    private fun withOverloads(candidates: List<FirBasedSymbol<*>>, session: FirSession): List<FirBasedSymbol<*>> {
+        val others = candidates.asSequence()
+            .filterIsInstance<FirNamedFunctionSymbol>()
+            .filter { it.resolvedReceiverType == null && it.callableId.classId == null && !it.callableId.packageName.isRoot }
+            .map { it.callableId }
+            .distinct()
+            .flatMap { id -> session.symbolProvider.getTopLevelFunctionSymbols(id.packageName, id.callableName) }
+            .filter { it.resolvedReceiverType == null && it.resolvedStatus.visibility == Visibilities.Public }
+            .filter { runCatching { it.getDeprecation(session, null)?.deprecationLevel }.getOrNull() != DeprecationLevelValue.HIDDEN }
+        return (candidates + others).distinct()
     }
 
     private fun name(symbol: FirBasedSymbol<*>): String? = when (symbol) {
@@ -110,13 +135,19 @@ internal object FirInspection {
         return psi.docComment?.let { LibraryDocs.clean(it.text) }?.ifEmpty { null }
     }
 
-    private class Found(val length: Int, val symbols: List<FirBasedSymbol<*>>, val type: ConeKotlinType?)
+    /** What a reference, type or name refers to; [unresolved]: the candidates of a call that resolved to none. */
+    private class Found(val length: Int, val symbols: List<FirBasedSymbol<*>>, val type: ConeKotlinType?, val unresolved: Boolean = false)
 
     /** The innermost reference, type or declaration name whose source covers the offset. */
     private class Finder(private val offset: Int, private val session: FirSession) : FirVisitorVoid() {
         var best: Found? = null
 
-        private fun consider(source: KtSourceElement?, symbols: () -> List<FirBasedSymbol<*>>, type: () -> ConeKotlinType?) {
+        private fun consider(
+            source: KtSourceElement?,
+            symbols: () -> List<FirBasedSymbol<*>>,
+            type: () -> ConeKotlinType?,
+            unresolved: Boolean = false,
+        ) {
             if (source == null ||
                 (source.kind is KtFakeSourceElementKind && source.kind != KtFakeSourceElementKind.ReferenceInAtomicQualifiedAccess)
             ) return
@@ -124,7 +155,7 @@ internal object FirInspection {
             val length = source.endOffset - source.startOffset
             if (best.let { it != null && it.length <= length }) return
             val found = symbols()
-            if (found.isNotEmpty()) best = Found(length, found, type())
+            if (found.isNotEmpty()) best = Found(length, found, type(), unresolved)
         }
 
         override fun visitElement(element: FirElement) {
@@ -135,7 +166,7 @@ internal object FirInspection {
                     element.calleeReference.referencedSymbols()
                 }, {
                     runCatching { element.resolvedType }.getOrNull()
-                })
+                }, element.calleeReference is FirErrorNamedReference)
                 is FirResolvedTypeRef -> consider(element.source, {
                     listOfNotNull((element.coneType as? ConeClassLikeType)?.lookupTag?.toSymbol(session))
                 }, { null })
@@ -153,7 +184,8 @@ internal object FirInspection {
         }
     }
 
-    private const val MAX_OVERLOADS = 8
+    /** The overloads listed: all of println's 11 and print's, fewer than a screen; past them, how many more there are. */
+    private const val MAX_OVERLOADS = 16
 
     /** The probe's own file (see [CompletionProbe]). */
     private const val PROBE_FILE = "snippet0.kts"
