@@ -255,6 +255,22 @@ def test_inspect_lists_every_overload_of_an_unfinished_call(kc: Any) -> None:
     assert rest.startswith("in kotlin.comparisons\n\n")
 
 
+def test_a_cell_enum_wins_over_the_default_imported_values_of_its_name(kc: Any) -> None:
+    """kotlin.math.E and PI are values that K2 would prefer to a class named alike: the cell's enum wins in its cell and
+    later ones, and an error's column is still the user's though the cell is compiled with an import added."""
+    declared = execute(kc, 'enum class E { A, B }\nenum class PI { C }\n"${E.B} ${PI.C}"')
+    assert declared.status == "ok", declared.content
+    assert declared.result == "B C"
+    assert execute(kc, '"${E.A.ordinal} ${PI.C} ${kotlin.math.E}"').result == "0 C 2.718281828459045"
+    wrong = execute(kc, "val n: Int = E.B\nE.C")
+    name = snippet(wrong)
+    assert "\n".join(wrong.content["traceback"]) == (
+        f"{name}:1:12: error: Initializer type mismatch: expected 'Int', actual 'E'.\n"
+        "  | val n: Int <error>=</error> E.B\n\n"
+        f"{name}:2:3: error: Unresolved reference 'C'.\n  | E.<error>C</error>"
+    )
+
+
 def test_is_complete(kc: Any) -> None:
     assert request(kc, "is_complete_request", code="fun f() {")["content"] == {"status": "incomplete", "indent": "    "}
     assert request(kc, "is_complete_request", code="1 + 1")["content"]["status"] == "complete"

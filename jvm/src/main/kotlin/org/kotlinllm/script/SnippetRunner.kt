@@ -251,12 +251,13 @@ internal class SnippetRunner(
      */
     private fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>, libraries: Collection<String>): Compilation {
         val imports = shadowingImports.imports(parsed) + libraries
-        val public = InternalModifiers.insertions(parsed)
-        val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports)
+        val without = shadowingImports.hiddenImports(parsed)
+        val public = InternalModifiers.insertions(parsed) + shadowingImports.hidingInsertions(parsed)
+        val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports, without)
         if (first !is Compilation.Failed) return first
         val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) }?.with(public) ?: return first
         logger.debug { "compiling $fileName again, rewritten" }
-        return when (val second = compile(rewrite, fileName, classpath, imports)) {
+        return when (val second = compile(rewrite, fileName, classpath, imports, without)) {
             is Compilation.Compiled -> second
             is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
             is Compilation.Crashed -> first
@@ -282,8 +283,9 @@ internal class SnippetRunner(
             .mapNotNull { it.range }.toSet()
         if (noisy.isEmpty()) return reported
         val imports = shadowingImports.imports(parsed) + libraries
-        val rewrite = SnippetRewrite(parsed.source, InternalModifiers.insertions(parsed))
-        val again = compile(rewrite, fileName, classpath, imports, withoutImports = listOf(COROUTINES_IMPORT))
+        val rewrite = SnippetRewrite(parsed.source, InternalModifiers.insertions(parsed) + shadowingImports.hidingInsertions(parsed))
+        val without = shadowingImports.hiddenImports(parsed) + COROUTINES_IMPORT
+        val again = compile(rewrite, fileName, classpath, imports, withoutImports = without)
         if (again is Compilation.Compiled) compilerHost.discard(again)
         if (again !is Compilation.Failed) return reported
         // "cannot be invoked as a function", or a member that is not there; not an unresolved name without a receiver:

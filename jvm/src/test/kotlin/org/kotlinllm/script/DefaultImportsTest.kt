@@ -43,4 +43,82 @@ class DefaultImportsTest {
         assertEquals(2.0, session.run("import kotlin.math.sqrt as root\nroot(4.0)").assertValue().value)
         assertEquals(5, session.run("abs(-5)").assertValue().value)
     }
+
+    /** A default-imported name, and the parameters and arguments of one of its imported overloads (null: a value). */
+    private class Imported(val name: String, val parameters: String? = null, val arguments: String? = null)
+
+    /** The names the default imports bring that a user may declare too: kotlin.math's, the coroutines', the runtime's. */
+    private val importedNames = listOf(
+        Imported("E"),
+        Imported("PI"),
+        Imported("max", "a: Int, b: Int", "1, 2"),
+        Imported("min", "a: Int, b: Int", "1, 2"),
+        Imported("abs", "x: Int", "-3"),
+        Imported("round", "x: Double", "2.5"),
+        Imported("sign", "x: Double", "-2.0"),
+        Imported("sqrt", "x: Double", "4.0"),
+        Imported("delay", "timeMillis: Long", "1L"),
+        Imported("Dispatchers"),
+        Imported("GlobalScope"),
+        Imported("HTML", "text: String", "\"x\""),
+        Imported("Image", "url: String", "\"x\""),
+        Imported("vars"),
+        Imported("notebook"),
+        Imported("coroutineContext"),
+        Imported("scriptScope"),
+    )
+
+    /** The declaration of [imported]'s name as a [kind] and an expression using it, whose value is 7. */
+    private fun declaration(kind: String, imported: Imported): Pair<String, String> {
+        val name = imported.name
+        val parameters = imported.parameters.orEmpty()
+        val properties = parameters.split(", ").filter { it.isNotEmpty() }.joinToString(", ") { "val $it" }
+        val call = "$name(${imported.arguments.orEmpty()})"
+        return when (kind) {
+            "class" -> "class $name($properties) { val v = 7 }" to "$call.v"
+            "enum" -> "enum class $name { A, B }" to "$name.B.ordinal + $name.entries.size + 4"
+            "object" -> "object $name { val v = 7 }" to "$name.v"
+            "function" -> "fun $name($parameters): Int = 7" to call
+            else -> "val $name = 7" to name
+        }
+    }
+
+    /** Each name declared as a [kind] in a cell of its own is the session's there and in every later cell. */
+    private fun declaredNamesWin(kind: String) = ScriptSession().use { session ->
+        val failures = mutableListOf<String>()
+        val uses = importedNames.map { imported ->
+            val (declared, use) = declaration(kind, imported)
+            val result = session.run("$declared\n$use")
+            if ((result as? ScriptResult.Value)?.value != 7) failures += "in the declaring cell: $declared\n$use\n$result"
+            use
+        }
+        for (use in uses) {
+            val result = session.run(use)
+            if ((result as? ScriptResult.Value)?.value != 7) failures += "in a later cell: $use\n$result"
+        }
+        assertEquals("", failures.joinToString("\n\n"))
+    }
+
+    @Test
+    fun `a class the session declares wins over a default import of its name`() = declaredNamesWin("class")
+
+    @Test
+    fun `an enum the session declares wins over a default import of its name`() = declaredNamesWin("enum")
+
+    @Test
+    fun `an object the session declares wins over a default import of its name`() = declaredNamesWin("object")
+
+    @Test
+    fun `a function the session declares wins over a default import of its name`() = declaredNamesWin("function")
+
+    @Test
+    fun `a property the session declares wins over a default import of its name`() = declaredNamesWin("val")
+
+    @Test
+    fun `beside a session's enum E, kotlin math's E is reached by its full name and PI by its own`() =
+        ScriptSession().use { session ->
+            val code = "enum class E { A, B }\n\"${'$'}{E.B} ${'$'}{kotlin.math.E} ${'$'}PI\""
+            assertEquals("B 2.718281828459045 3.141592653589793", session.run(code).assertValue().value)
+            assertEquals("A 2.718281828459045", session.run("\"${'$'}{E.A} ${'$'}{kotlin.math.E}\"").assertValue().value)
+        }
 }

@@ -25,14 +25,17 @@ internal class SnippetRewrite(
     private val failure: (first: List<ScriptDiagnostic>, second: List<ScriptDiagnostic>) -> List<ScriptDiagnostic> =
         { _, second -> second },
 ) {
-    /** [text] inserted before the character at [offset] of the user's text. */
-    class Insertion(val offset: Int, val text: String) {
+    /**
+     * [text] inserted before the character at [offset] of the user's text; a [leading] one before the others made
+     * at the same offset (an import before a statement's rewrite).
+     */
+    class Insertion(val offset: Int, val text: String, val leading: Boolean = false) {
         init {
             require('\n' !in text && '\r' !in text) { "an insertion must not break a line" }
         }
     }
 
-    private val insertions = insertions.sortedBy { it.offset }
+    private val insertions = insertions.sortedWith(compareBy({ it.offset }, { !it.leading }))
 
     val text: String = buildString {
         var at = 0
