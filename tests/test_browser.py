@@ -46,10 +46,11 @@ CELLS = [
     "java.awt.image.BufferedImage(40, 30, java.awt.image.BufferedImage.TYPE_INT_RGB)",
     'DISPLAY(HTML("first"), "d1")',
     'UPDATE_DISPLAY(HTML("second"), "d1")',
+    'LATEX("e^{i\\\\pi} + 1 = 0")',
     'val name = readLine()\n"Hello, $name"',
     "listOf(1).ma",
 ]
-PLAIN, HTML_CELL, IMAGE, DISPLAYED, UPDATE, READ_LINE, COMPLETED = range(len(CELLS))
+PLAIN, HTML_CELL, IMAGE, DISPLAYED, UPDATE, LATEX, READ_LINE, COMPLETED = range(len(CELLS))
 # Asks the notebook's kernel for a completion through Lab's own connection and waits for the reply.
 WARM_COMPLETION = """async code => {
     const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
@@ -166,6 +167,16 @@ def test_updated_display(nb: Notebook, features: Features) -> None:
     expect(displayed.filter(has_text="first")).to_have_count(0)
     expect(nb.cell(UPDATE).locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[\d+\]"))
     expect(nb.outputs(UPDATE)).to_have_count(0)
+
+
+def test_latex_without_delimiters_is_typeset(nb: Notebook, features: Features) -> None:
+    """LaTeX as Kotlin notebooks pass it, without `$$`: Lab's MathJax typesets it instead of showing its source."""
+    if not features.display:
+        pytest.fail(NEEDS_DISPLAY)
+    nb.run(LATEX)
+    output = nb.outputs(LATEX)
+    expect(output.locator("mjx-container")).to_have_count(1, timeout=CELL_TIMEOUT_MS)
+    expect(output).not_to_contain_text("\\pi")
 
 
 def test_read_line(nb: Notebook, features: Features) -> None:
