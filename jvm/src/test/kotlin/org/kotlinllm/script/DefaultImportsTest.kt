@@ -121,4 +121,15 @@ class DefaultImportsTest {
             assertEquals("B 2.718281828459045 3.141592653589793", session.run(code).assertValue().value)
             assertEquals("A 2.718281828459045", session.run("\"${'$'}{E.A} ${'$'}{kotlin.math.E}\"").assertValue().value)
         }
+
+    @Test
+    fun `an enum E wins in cells with file annotations, imports, internal modifiers and errors of their own`() =
+        ScriptSession().use { session ->
+            session.run("enum class E { A, B }").assertValue()
+            assertEquals(1, session.run("@file:Suppress(\"UNUSED_VARIABLE\")\n\nE.B.ordinal").assertValue().value)
+            assertEquals(listOf("B"), session.run("import java.util.ArrayList\nArrayList(listOf(E.B.name))").assertValue().value)
+            assertEquals(1, session.run("internal fun e() = E.B\ne().ordinal").assertValue().value)
+            val error = session.run("E.C").assertError(ExecutionPhase.COMPILATION)
+            assertEquals("snippet5.kts:1:3: error: Unresolved reference 'C'.\n  | E.<error>C</error>", error.message)
+        }
 }
