@@ -131,6 +131,11 @@ class KernelExecutor:
         self._client = client
         self._alive = alive
 
+    @property
+    def client(self) -> BlockingKernelClient:
+        """The kernel's client, for requests other than cells (their replies read with :meth:`shell_reply`)."""
+        return self._client
+
     def shell_reply(self, msg_id: str, deadline: float, what: str) -> dict[str, Any]:
         """The shell reply to ``msg_id``; polls once a second so a dead kernel is noticed without the timeout."""
         while True:
