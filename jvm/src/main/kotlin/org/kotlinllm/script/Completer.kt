@@ -28,10 +28,11 @@ internal class Completer(
         return Triple(runner, state, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked))
     }
 
-    private fun fallback(state: StartState): String = when (state) {
+    /** Why names are offered instead of what the compiler resolved; [started] when the compiler is up. */
+    private fun fallback(state: StartState, started: String): String = when (state) {
         StartState.STARTING -> "the compiler did not start within ${START_WAIT_MILLIS / 1000} s"
         StartState.FAILED -> "the compiler could not be started"
-        StartState.STARTED -> "the compiler stayed busy with a cell for ${LOCK_WAIT_MILLIS / 1000} s, or could not resolve the code"
+        StartState.STARTED -> started
     }
 
     fun complete(code: String, cursor: Int): Completion {
@@ -45,7 +46,8 @@ internal class Completer(
             val items = typed.map { CompletionItem(it.text, it.kind, it.signature) }
             return Completion(items.map { it.text }, start, end, items, byType = true, waitedMillis = waited)
         }
-        val fallback = fallback(state)
+        val fallback =
+            fallback(state, "the compiler stayed busy with a cell for ${LOCK_WAIT_MILLIS / 1000} s, or could not resolve the code")
         if (start > 0 && code[start - 1] == '.') return Completion(emptyList(), start, end, waitedMillis = waited, fallback = fallback)
         val candidates = symbols.names() + provided + SCOPE_FUNCTIONS + KotlinKeywords.HARD + KotlinKeywords.SOFT + COMMON_FUNCTIONS
         val matches = candidates.filter { (it.startsWith(prefix) && it != prefix) || (it == prefix && prefix.isNotEmpty()) }
@@ -66,14 +68,15 @@ internal class Completer(
         while (start > 0 && isIdentifierPart(code[start - 1])) start--
         var end = at
         while (end < code.length && isIdentifierPart(code[end])) end++
-        if (start == end) return Inspection(null, byType = false)
+        if (start == end) return Inspection(null, byType = false, fallback = "no name at the cursor")
         val name = code.substring(start, end)
         val (runner, state, waited) = runner()
         // line ends replaced one character for one: [start] is an offset into [code]
         val typed = runner?.inspect(code.replace("\r\n", " \n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
         if (typed != null) return Inspection(typed.text + valueOf(typed.sessionName), byType = true, waitedMillis = waited)
         val text = symbols.declaration(name)?.let { it.header + valueOf(name) }
-        return Inspection(text, byType = false, waitedMillis = waited, fallback = fallback(state))
+        val busy = "the compiler resolved no declaration there, or stayed busy with a cell for ${LOCK_WAIT_MILLIS / 1000} s"
+        return Inspection(text, byType = false, waitedMillis = waited, fallback = fallback(state, busy))
     }
 
     /** `value: java.util.ArrayList = [milk]` of the session's property or object [name], after a blank line. */

@@ -21,7 +21,7 @@ import org.kotlinllm.script.runtime.ThreadErrorReporter
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
-import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.LinkedBlockingDeque
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -64,7 +64,9 @@ public class ScriptSession internal constructor(
 
     /** Counted down once the compiler started and declared the provided properties, or failed to. */
     private val compilerStart = CountDownLatch(1)
-    private val tasks = LinkedBlockingQueue<Runnable>()
+
+    /** Tasks for the session's thread: submitted at the end, taken (and put back, by the warm-up) at the front. */
+    private val tasks = LinkedBlockingDeque<Runnable>()
 
     /**
      * The session's thread, which runs its tasks; replaced by a fresh one after a snippet that overflowed the stack
@@ -151,17 +153,26 @@ public class ScriptSession internal constructor(
     }
 
     /**
-     * Queues the completion's warm-up on the session's thread, behind the snippets already queued: it runs while the
-     * session idles and yields as soon as a snippet is queued or a completion waits for the compiler, and is queued
-     * again until it got through (each read it finished is kept), so the first cell is not held up by it.
+     * Queues the completion's warm-up on the session's thread, behind the snippets already queued: it starts once the
+     * session idled [WARM_UP_IDLE_MILLIS], yields as soon as a snippet is queued or a completion waits for the
+     * compiler, and is queued again until it got through (each read it finished is kept), so cells, even cells run
+     * one after another, are not held up by it.
      */
     private fun warmUpCompletion() {
         val task = Runnable {
-            if (tasks.isNotEmpty()) {
+            // only the session's thread takes tasks: one taken here goes back to the front, in its order
+            val next = try {
+                tasks.pollFirst(WARM_UP_IDLE_MILLIS, TimeUnit.MILLISECONDS)
+            } catch (_: InterruptedException) {
                 warmUpCompletion()
                 return@Runnable
             }
-            if (runner.warmUpCompletion { tasks.isNotEmpty() } == false) warmUpCompletion()
+            if (next != null) {
+                tasks.putFirst(next)
+                warmUpCompletion()
+            } else if (runner.warmUpCompletion { tasks.isNotEmpty() } == false) {
+                warmUpCompletion()
+            }
         }
         synchronized(lock) { if (!closed) tasks.put(task) }
     }
@@ -390,6 +401,9 @@ public class ScriptSession internal constructor(
 
         /** `-Dkotlinllm.completion.warmUp=false` leaves the completion's warm-up out (to measure what it saves). */
         val WARM_UP_COMPLETION = System.getProperty("kotlinllm.completion.warmUp") != "false"
+
+        /** How long the session idles before the warm-up starts: the next cell of a notebook run top to bottom comes sooner. */
+        const val WARM_UP_IDLE_MILLIS = 300L
 
         fun overflowedTheStack(error: Throwable): Boolean {
             val seen = HashSet<Throwable>()
