@@ -13,7 +13,8 @@ it to its reply, the clock starting once the kernel_info reply and iopub's idle 
 - ``execute after the first completion``: ``complete now``, then ``1 + 1`` as soon as its reply arrived, when the
   warm-up (queued behind the compiler's start) runs and must yield to the cell.
 
-Each completion is noted as offering ``length`` and ``uppercase`` or not, with its metadata. The report (median
+Each completion is noted as offering ``length`` and ``uppercase`` or not, with its metadata (and, after idle, the
+RSS of the kernel's process tree just before the request: what the warm-up read is kept). The report (median
 [min–max] per case and mode, the ratio on/off) goes to stdout.
 """
 
@@ -28,6 +29,7 @@ import sys
 import time
 from typing import Any
 
+import psutil
 from kotlin_llm_kernel.jvm.jvm_options import ENV_JVM_OPTIONS
 
 import environment
@@ -50,6 +52,12 @@ def _complete(executor: KernelExecutor) -> tuple[float, dict[str, Any]]:
     return time.monotonic() - sent, reply["content"]
 
 
+def tree_rss(pid: int) -> int:
+    """The resident memory of process ``pid`` and its children, in bytes."""
+    process = psutil.Process(pid)
+    return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)])
+
+
 def _offered(content: dict[str, Any]) -> bool:
     names = {match.split("(")[0] for match in content.get("matches", [])}
     return all(name in names for name in EXPECTED)
@@ -58,14 +66,17 @@ def _offered(content: dict[str, Any]) -> bool:
 def _one(case: str, env: dict[str, str], idle: float) -> tuple[float, str]:
     """Seconds from sending the case's request to its reply, and a note (the completion's metadata)."""
     with ready_kernel(env, [], TIMEOUT) as executor:
+        rss = ""
         if case == "complete after idle":
             time.sleep(idle)  # the person's pause is the point of the case, not a wait for an event
+            if executor.pid is not None:  # what the warm-up read is kept: the memory it costs
+                rss = f"rss {tree_rss(executor.pid) / 1e6:.0f} MB "
         if case == "execute after the first completion":
             _complete(executor)
         if case.startswith("complete"):
             seconds, content = _complete(executor)
             offered = "offered" if _offered(content) else f"NOT offered ({len(content.get('matches', []))} matches)"
-            return seconds, f"{offered} {json.dumps(content.get('metadata', {}).get('kotlin_llm', {}))}"
+            return seconds, f"{rss}{offered} {json.dumps(content.get('metadata', {}).get('kotlin_llm', {}))}"
         outcome = executor.execute("1 + 1", TIMEOUT)
         if outcome.status != "ok" or outcome.text != "2":
             raise RuntimeError(f"{case}: 1 + 1 gave {outcome.status} {outcome.text}")
