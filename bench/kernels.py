@@ -20,6 +20,7 @@ from typing import Any
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import KernelManager
+from jupyter_client.provisioning import LocalProvisioner
 
 from compatibility import ANCHOR, OURS
 from measure import ProcessTracker, Sample, StartRecord, thread_cpu, tree_usage
@@ -127,9 +128,16 @@ def spec_manager(kernels_dir: Path) -> KernelSpecManager:
 class KernelExecutor:
     """Executes cells on a started kernel: timed from sending the request to receiving its ``execute_reply``."""
 
-    def __init__(self, client: BlockingKernelClient, alive: Callable[[], bool]) -> None:
+    def __init__(self, client: BlockingKernelClient, alive: Callable[[], bool], pid: int | None = None) -> None:
         self._client = client
         self._alive = alive
+        #: The kernel's process, when known (a local kernel).
+        self.pid = pid
+
+    @property
+    def client(self) -> BlockingKernelClient:
+        """The kernel's client, for requests other than cells (their replies read with :meth:`shell_reply`)."""
+        return self._client
 
     def shell_reply(self, msg_id: str, deadline: float, what: str) -> dict[str, Any]:
         """The shell reply to ``msg_id``; polls once a second so a dead kernel is noticed without the timeout."""
@@ -195,7 +203,9 @@ def ready_kernel(env: Mapping[str, str], arguments: list[str], timeout: float) -
     client = manager.client()
     client.start_channels()
     try:
-        executor = KernelExecutor(client, manager.is_alive)
+        provisioner = manager.provisioner
+        pid = provisioner.pid if isinstance(provisioner, LocalProvisioner) else None
+        executor = KernelExecutor(client, manager.is_alive, pid)
         deadline = time.monotonic() + timeout
         msg_id = client.kernel_info()
         executor.shell_reply(msg_id, deadline, "kernel_info_reply")

@@ -56,6 +56,18 @@ LANGUAGE_INFO = {
 }
 
 
+def answered(by_type: bool, waited_ms: int, fallback: str | None) -> dict[str, Any]:
+    """How a completion or inspection was answered, for its reply's ``kotlin_llm`` metadata: ``source`` "types" (the
+    compiler's resolution) or "names" (the session's names, and the ``reason``), ``waited_for_compiler_ms`` when it
+    was asked while the compiler started and waited for it."""
+    how: dict[str, Any] = {"source": "types" if by_type else "names"}
+    if waited_ms > 0:
+        how["waited_for_compiler_ms"] = waited_ms
+    if not by_type:
+        how["reason"] = fallback or "unknown"
+    return how
+
+
 @dataclass(frozen=True)
 class InputCell:
     """The running cell as its input requests need it: where they go, and the event that stops asking."""
@@ -500,15 +512,16 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         cursor = cursor_in(code, cursor_pos)
         found = Completion([], cursor, cursor)
-        source = "kernel"
+        how: dict[str, Any] = {"source": "kernel", "reason": "the Kotlin session could not be started"}
         session = await self._started_session()
         if session is not None:
             try:
                 found = await asyncio.wrap_future(self._worker.submit(session.complete, code, cursor))
-                source = "types" if found.by_type else "names"
+                how = answered(found.by_type, found.waited_ms, found.fallback)
             except Exception as error:  # noqa: BLE001 - a failed completion completes nothing
                 self.log.warning("completion failed: %s", error)
-        metadata: dict[str, Any] = {"kotlin_llm": {"source": source}}
+                how["reason"] = f"the completion failed: {error}"
+        metadata: dict[str, Any] = {"kotlin_llm": how}
         if found.items:
             # JupyterLab shows each match's type and signature from this (IPython's name for it)
             metadata["_jupyter_types_experimental"] = [
@@ -527,16 +540,21 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
         text: str | None = None
+        how: dict[str, Any] = {"source": "kernel", "reason": "the Kotlin session could not be started"}
         session = await self._started_session()
         if session is not None:
             try:
                 cursor = cursor_in(code, cursor_pos)
-                text = await asyncio.wrap_future(self._worker.submit(session.inspect, code, cursor))
+                found = await asyncio.wrap_future(self._worker.submit(session.inspection, code, cursor))
+                text = found.text
+                how = answered(found.by_type, found.waited_ms, found.fallback)
             except Exception as error:  # noqa: BLE001 - a failed inspection finds nothing
                 self.log.warning("inspection failed: %s", error)
+                how["reason"] = f"the inspection failed: {error}"
+        metadata = {"kotlin_llm": how}
         if not text:
-            return {"status": "ok", "found": False, "data": {}, "metadata": {}}
-        return {"status": "ok", "found": True, "data": {"text/plain": text}, "metadata": {}}
+            return {"status": "ok", "found": False, "data": {}, "metadata": metadata}
+        return {"status": "ok", "found": True, "data": {"text/plain": text}, "metadata": metadata}
 
     # --- shutdown ---
 

@@ -72,6 +72,20 @@ class Completion:
     end: int
     items: list[CompletionItem] = field(default_factory=list)
     by_type: bool = False
+    #: Milliseconds it waited for the compiler to start (asked right after the session's start).
+    waited_ms: int = 0
+    #: Why the matches are names rather than by type; None when ``by_type``.
+    fallback: str | None = None
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The declaration (and current value) of a name, or None ``text``; how it was found, as in :class:`Completion`."""
+
+    text: str | None
+    by_type: bool
+    waited_ms: int = 0
+    fallback: str | None = None
 
 
 def to_java(value: Any) -> Any:
@@ -369,12 +383,30 @@ class EngineSession:
             CompletionItem(python_text(item.getText()), python_text(item.getType()), python_text(item.getSignature()))
             for item in found.getItems()
         ]
-        return Completion([python_text(m) for m in found.getMatches()], start, end, items, bool(found.getByType()))
+        return Completion(
+            [python_text(m) for m in found.getMatches()],
+            start,
+            end,
+            items,
+            bool(found.getByType()),
+            int(found.getWaitedMillis()),
+            _optional_string(found.getFallback()),
+        )
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration (and current value) of the name at ``cursor``, or None."""
+        return self.inspection(code, cursor).text
+
+    def inspection(self, code: str, cursor: int) -> Inspection:
+        """:meth:`inspect`, with how it was found."""
         code = replace_lone_surrogates(code)  # as the engine sees it, for the offsets (its length does not change)
-        return _optional_string(self._session.inspect(java_string(code), jpype.JInt(utf16_offset(code, cursor))))
+        found = self._session.inspection(java_string(code), jpype.JInt(utf16_offset(code, cursor)))
+        return Inspection(
+            _optional_string(found.getText()),
+            bool(found.getByType()),
+            int(found.getWaitedMillis()),
+            _optional_string(found.getFallback()),
+        )
 
     def close(self) -> None:
         if not self._closed:

@@ -12,6 +12,21 @@ public class Completion(
     public val items: List<CompletionItem> = emptyList(),
     /** Whether the matches come from the compiler's analysis of static types (else: names the session declared). */
     public val byType: Boolean = false,
+    /** Milliseconds the completion waited for the compiler to start (it was asked right after the session's start). */
+    public val waitedMillis: Long = 0,
+    /** Why the matches are names rather than by type; null when [byType]. */
+    public val fallback: String? = null,
+)
+
+/**
+ * The declaration (and current value) of a name, or null [text] when nothing is known of it; [byType], [waitedMillis]
+ * and [fallback] as in [Completion].
+ */
+public class Inspection(
+    public val text: String?,
+    public val byType: Boolean,
+    public val waitedMillis: Long = 0,
+    public val fallback: String? = null,
 )
 
 /**

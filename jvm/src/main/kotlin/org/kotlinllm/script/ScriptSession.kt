@@ -20,7 +20,9 @@ import org.kotlinllm.script.runtime.OutputTarget
 import org.kotlinllm.script.runtime.ThreadErrorReporter
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
-import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.LinkedBlockingDeque
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
 private val logger = KotlinLogging.logger {}
@@ -58,8 +60,13 @@ public class ScriptSession internal constructor(
         if (::runner.isInitialized) runner.locate(frame) else "${frame.fileName}:${frame.lineNumber}"
     }
     private val symbols = SessionSymbols()
-    private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name }) { if (::runner.isInitialized) runner else null }
-    private val tasks = LinkedBlockingQueue<Runnable>()
+    private val completer = Completer(symbols, properties.mapTo(HashSet()) { it.name }, ::startedRunner)
+
+    /** Counted down once the compiler started and declared the provided properties, or failed to. */
+    private val compilerStart = CountDownLatch(1)
+
+    /** Tasks for the session's thread: submitted at the end, taken (and put back, by the warm-up) at the front. */
+    private val tasks = LinkedBlockingDeque<Runnable>()
 
     /**
      * The session's thread, which runs its tasks; replaced by a fresh one after a snippet that overflowed the stack
@@ -129,8 +136,45 @@ public class ScriptSession internal constructor(
             } catch (e: Throwable) {
                 logger.error(e) { "session $id could not start its compiler" }
                 startFailure = "the Kotlin compiler could not be started: $e"
+            } finally {
+                compilerStart.countDown()
+            }
+            if (WARM_UP_COMPLETION && startFailure == null) warmUpCompletion()
+        }
+    }
+
+    /**
+     * The runner once the compiler started, waiting for its start at most [waitMillis]; null when it did not start
+     * within that time ([StartState.STARTING]) or failed ([StartState.FAILED]).
+     */
+    private fun startedRunner(waitMillis: Long): Pair<SnippetRunner?, StartState> {
+        if (!compilerStart.await(waitMillis, TimeUnit.MILLISECONDS)) return null to StartState.STARTING
+        return if (startFailure == null && ::runner.isInitialized) runner to StartState.STARTED else null to StartState.FAILED
+    }
+
+    /**
+     * Queues the completion's warm-up on the session's thread, behind the snippets already queued: it starts once the
+     * session idled [WARM_UP_IDLE_MILLIS], yields as soon as a snippet is queued or a completion waits for the
+     * compiler, and is queued again until it got through (each read it finished is kept), so cells, even cells run
+     * one after another, are not held up by it.
+     */
+    private fun warmUpCompletion() {
+        val task = Runnable {
+            // only the session's thread takes tasks: one taken here goes back to the front, in its order
+            val next = try {
+                tasks.pollFirst(WARM_UP_IDLE_MILLIS, TimeUnit.MILLISECONDS)
+            } catch (_: InterruptedException) {
+                warmUpCompletion()
+                return@Runnable
+            }
+            if (next != null) {
+                tasks.putFirst(next)
+                warmUpCompletion()
+            } else if (runner.warmUpCompletion { tasks.isNotEmpty() } == false) {
+                warmUpCompletion()
             }
         }
+        synchronized(lock) { if (!closed) tasks.put(task) }
     }
 
     /** The number of the last snippet executed (the next one is `snippet${lastSnippetNumber + 1}.kts`). */
@@ -356,7 +400,10 @@ public class ScriptSession internal constructor(
     public fun complete(code: String, cursor: Int): Completion = completer.complete(code, cursor)
 
     /** The declaration of the name at [cursor] of [code], and the current value of a property; null if unknown. */
-    public fun inspect(code: String, cursor: Int): String? = completer.inspect(code, cursor)
+    public fun inspect(code: String, cursor: Int): String? = completer.inspect(code, cursor).text
+
+    /** [inspect] with how it was answered: by type or from names, and after how long a wait for the compiler. */
+    public fun inspection(code: String, cursor: Int): Inspection = completer.inspect(code, cursor)
 
     /** Cancels launched coroutines and releases the compiler and the session's thread. */
     override fun close() {
@@ -373,6 +420,12 @@ public class ScriptSession internal constructor(
 
     private companion object {
         const val SESSION_THREAD_STACK_BYTES = 256L shl 20
+
+        /** `-Dkotlinllm.completion.warmUp=false` leaves the completion's warm-up out (to measure what it saves). */
+        val WARM_UP_COMPLETION = System.getProperty("kotlinllm.completion.warmUp") != "false"
+
+        /** How long the session idles before the warm-up starts: the next cell of a notebook run top to bottom comes sooner. */
+        const val WARM_UP_IDLE_MILLIS = 300L
 
         fun overflowedTheStack(error: Throwable): Boolean {
             val seen = HashSet<Throwable>()

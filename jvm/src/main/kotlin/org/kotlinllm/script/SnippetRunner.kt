@@ -130,6 +130,9 @@ internal class SnippetRunner(
     /** Completions by the K2 frontend (see [CodeInsight.complete]); called on any thread. */
     fun complete(text: String, prefix: String, waitMillis: Long): List<Candidate>? = insight.complete(text, prefix, waitMillis)
 
+    /** Reads what the first completions need, while the session idles (see [CodeInsight.warmUp]). */
+    fun warmUpCompletion(yieldWhen: () -> Boolean): Boolean? = insight.warmUp(yieldWhen)
+
     /** Inspection by the K2 frontend (see [CodeInsight.inspect]); called on any thread. */
     fun inspect(text: String, offset: Int, waitMillis: Long): Inspected? = insight.inspect(text, offset, waitMillis)
 

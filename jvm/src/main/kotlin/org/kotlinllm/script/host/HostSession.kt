@@ -2,6 +2,7 @@ package org.kotlinllm.script.host
 
 import kotlinx.coroutines.Dispatchers
 import org.kotlinllm.script.Completion
+import org.kotlinllm.script.Inspection
 import org.kotlinllm.script.ProvidedProperties
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
@@ -102,13 +103,16 @@ public class HostSession private constructor(
     public fun nextEvents(timeoutMillis: Long): List<HostEvent> = events.next(timeoutMillis)
 
     /**
-     * Completions at [cursor] (UTF-16 offsets) of [code]; from the session's start on, before its compiler is up
-     * (then keywords and the provided properties).
+     * Completions at [cursor] (UTF-16 offsets) of [code]; from the session's start on: a request while the compiler
+     * starts waits for it (bounded), else keywords and the provided properties, saying why (see [ScriptSession.complete]).
      */
     public fun complete(code: String, cursor: Int): Completion = session.complete(code, cursor)
 
     /** The declaration of the name at [cursor] of [code], and the current value of a property; null if unknown. */
     public fun inspect(code: String, cursor: Int): String? = session.inspect(code, cursor)
+
+    /** [inspect] with how it was answered (see [ScriptSession.inspection]). */
+    public fun inspection(code: String, cursor: Int): Inspection = session.inspection(code, cursor)
 
     /** Closes the session (see [ScriptSession.close]) and ends every wait in [nextEvents]. */
     override fun close() {

@@ -221,10 +221,12 @@ class HostSessionTest {
     }
 
     @Test
-    fun `completion answers from the start, before the compiler is up`() {
+    fun `completion asked from the start waits for the compiler and says so`() {
         HostSession.create(mapOf("greeting" to "Hello"), defaultSettings()).use { session ->
-            // the compiler takes seconds to start on the session's thread; completion does not wait for it
-            assertEquals(listOf("greeting"), session.complete("gre", 3).matches)
+            // the compiler takes seconds to start on the session's thread; the first completion waits for it
+            val first = session.complete("gre", 3)
+            assertEquals("greeting", first.matches.first())
+            assertTrue(first.byType && first.waitedMillis > 0, "by type ${first.byType}, waited ${first.waitedMillis} ms")
             assertTrue("while" in session.complete("whi", 3).matches)
             val events = EventReader(session)
             session.submit("val greetings = 2")

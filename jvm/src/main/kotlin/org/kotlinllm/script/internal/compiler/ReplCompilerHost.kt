@@ -347,6 +347,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
         }
     }
 
+    /** Whether a thread waits for the compiler (a snippet's compilation, a completion): a warm-up then yields to it. */
+    fun othersWaiting(): Boolean = lock.hasQueuedThreads()
+
     /**
      * [read] of [text] resolved by the K2 frontend as the next snippet (completion and inspection read it); null when
      * the compiler stayed busy for [waitMillis] or the resolution failed (the caller falls back to names). Changes

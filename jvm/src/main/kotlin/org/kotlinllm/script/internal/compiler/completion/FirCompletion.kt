@@ -96,16 +96,24 @@ internal class Candidate(val text: String, val kind: String, val signature: Stri
 @OptIn(SymbolInternals::class, DirectDeclarationsAccess::class)
 internal class FirCompletion(private val history: TransactionalReplHistory) {
 
-    /** The candidates at the marker of [probe] whose names start with [prefix]; null when the marker was not found. */
-    fun candidates(probe: ResolvedProbe, prefix: String): List<Candidate>? {
+    /** The candidates at the marker of [probe] whose names start with [prefix]. */
+    fun candidates(probe: ResolvedProbe, prefix: String): List<Candidate> = listing(probe, prefix) { false }.sorted()
+
+    /**
+     * Lists the candidates at the marker of [probe] for the libraries' names and signatures it reads and keeps, and
+     * stops reading once [yieldWhen] is true; whether it read them all.
+     */
+    fun warmUp(probe: ResolvedProbe, yieldWhen: () -> Boolean): Boolean = !listing(probe, "", yieldWhen).yielded
+
+    private fun listing(probe: ResolvedProbe, prefix: String, yieldWhen: () -> Boolean): Listing {
         val finder = MarkerFinder()
         probe.file.accept(finder)
-        val listing = Listing(probe, prefix)
+        val listing = Listing(probe, prefix, yieldWhen)
         val found = finder.found
         if (found == null) {
             // no expression at the marker: a type (`val x: Li`) or a declaration's name
             listing.classifiersInScope()
-            return listing.sorted()
+            return listing
         }
         val receiver = found.explicitReceiver
         when {
@@ -113,12 +121,18 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             receiver != null -> listing.membersAndExtensions(receiver.resolvedType, RANK_MEMBER, publicOnly = true)
             else -> listing.inScope(finder.path, found)
         }
-        return listing.sorted()
+        return listing
     }
 
-    private inner class Listing(val probe: ResolvedProbe, val prefix: String) {
+    private inner class Listing(val probe: ResolvedProbe, val prefix: String, private val yieldWhen: () -> Boolean) {
         private val session: FirSession = probe.session
         private val byText = LinkedHashMap<String, Candidate>()
+
+        /** Whether a warm-up stopped reading because another thread wants the compiler. */
+        var yielded = false
+            private set
+
+        private fun yields(): Boolean = yielded || yieldWhen().also { yielded = it }
 
         fun matches(name: Name): Boolean {
             if (name.isSpecial) return false
@@ -212,6 +226,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
         private fun extensions(type: ConeKotlinType, rank: Int) {
             val classes = receiverClasses(type)
             for (callable in topLevelCallables(extensions = true)) {
+                if (yields()) return
                 val receiverType = callable.resolvedReceiverType ?: continue
                 val receiverClass = classOf(receiverType)
                 if (classes != null && receiverClass != null && receiverClass !in classes) continue
@@ -272,7 +287,7 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             val provider = session.symbolProvider
             val byName = libraryCache.getOrPut(pkg) { HashMap() }
             val names = provider.symbolNamesProvider.getTopLevelCallableNamesInPackage(pkg).orEmpty()
-            return names.filter(::matches).flatMap { name ->
+            return names.filter(::matches).takeWhile { name -> name in byName || !yields() }.flatMap { name ->
                 byName.getOrPut(name) {
                     provider.getTopLevelCallableSymbols(pkg, name)
                         .filter { it.moduleData.session !== session && isPublic(it) && deprecation(it) != DeprecationLevelValue.HIDDEN }
