@@ -95,6 +95,17 @@ def screenshot_if_failed(page: Page, request: pytest.FixtureRequest) -> None:
         print(f"screenshot of the page: {shot}")
 
 
+@contextmanager
+def page_for_test(browser: Browser, request: pytest.FixtureRequest, height: int = 900) -> Iterator[Page]:
+    """A page of ``height`` pixels for one test, saved as a screenshot when the test fails, then closed."""
+    page = browser.new_page(viewport={"width": 1280, "height": height})
+    try:
+        yield page
+        screenshot_if_failed(page, request)
+    finally:
+        page.close()
+
+
 @dataclass
 class LabServer:
     """A running JupyterLab: its base URL and token, the folder it serves and its log."""

@@ -21,7 +21,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Browser, Page, expect
 
-from lab_harness import LabServer, require_chromium, running_lab, screenshot_if_failed
+from lab_harness import LabServer, page_for_test, require_chromium, running_lab
 
 require_chromium()  # the module fails here, never skips, without one
 
@@ -48,12 +48,8 @@ def lab() -> Iterator[LabServer]:
 
 @pytest.fixture
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
+    with page_for_test(browser, request) as page:
         yield page
-        screenshot_if_failed(page, request)
-    finally:
-        page.close()
 
 
 def _kernel_process(lab: LabServer) -> psutil.Process:

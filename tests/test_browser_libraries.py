@@ -19,7 +19,7 @@ from kotlin_llm_kernel.install import install
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from lab_harness import LabServer, require_chromium, running_lab, screenshot_if_failed
+from lab_harness import LabServer, page_for_test, require_chromium, running_lab
 from libraries import DATAFRAME, LETS_PLOT, library_kernel_arguments
 
 require_chromium()  # the module fails here, never skips, without one
@@ -70,13 +70,8 @@ def lab(workdir: Path, jupyter_dir: Path) -> Iterator[LabServer]:
 
 @pytest.fixture
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A page for one test, saved as a screenshot when the test fails."""
-    page = browser.new_page(viewport={"width": 1280, "height": 1600})
-    try:
+    with page_for_test(browser, request, height=1600) as page:
         yield page
-        screenshot_if_failed(page, request)
-    finally:
-        page.close()
 
 
 def _open(page: Page, lab: LabServer, name: str) -> None:

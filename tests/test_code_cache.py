@@ -24,7 +24,9 @@ val inlining = vm.getVMOption("C1MaxInlineSize").value
 
 
 @pytest.mark.parametrize("jdk", ["default", "25"])
-def test_the_default_options_reserve_a_code_cache_a_long_session_does_not_fill_and_inline_tiny_methods(jdk: str) -> None:
+def test_the_default_options_reserve_a_code_cache_a_long_session_does_not_fill_and_inline_tiny_methods(
+    jdk: str,
+) -> None:
     with running_kernel(extra_arguments=jdk_arguments(jdk)) as (_km, kc):
         cell = execute(kc, CODE_CACHE)
         assert cell.status == "ok", cell.error

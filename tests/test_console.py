@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tmux_console import console_in_tmux
+from tmux_console import CONSOLE_ARGUMENTS, console_in_tmux
 
 TIMEOUT = 60
 _ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # prompt_toolkit colours the prompt pieces
@@ -29,14 +29,7 @@ def start_console() -> pexpect.spawn:
     env = dict(os.environ, TERM="xterm", COLUMNS="200", LINES="50")
     child = pexpect.spawn(
         sys.executable,
-        [
-            "-m",
-            "jupyter",
-            "console",
-            "--kernel",
-            "kotlin-llm",
-            "--ZMQTerminalInteractiveShell.kernel_timeout=180",
-        ],
+        list(CONSOLE_ARGUMENTS),
         env=env,
         encoding="utf-8",
         timeout=TIMEOUT,

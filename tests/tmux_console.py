@@ -23,6 +23,17 @@ POLL_SECONDS = 0.1
 WIDTH, HEIGHT = 200, 50
 
 
+#: `python` arguments of a console on the kotlin-llm kernel, whose first start (the compiler's) may take a while.
+CONSOLE_ARGUMENTS = (
+    "-m",
+    "jupyter",
+    "console",
+    "--kernel",
+    "kotlin-llm",
+    "--ZMQTerminalInteractiveShell.kernel_timeout=180",
+)
+
+
 def require_tmux() -> str:
     """tmux, or the test fails saying how to get it (a test never skips for want of a part)."""
     found = shutil.which("tmux")
@@ -97,17 +108,7 @@ def console_in_tmux() -> Iterator[TmuxConsole]:
     tmux = require_tmux()
     with tempfile.TemporaryDirectory(prefix="kotlin-llm-tmux-") as folder:
         console = TmuxConsole(tmux, Path(folder) / "socket")
-        console.start(
-            [
-                sys.executable,
-                "-m",
-                "jupyter",
-                "console",
-                "--kernel",
-                "kotlin-llm",
-                "--ZMQTerminalInteractiveShell.kernel_timeout=180",
-            ]
-        )
+        console.start([sys.executable, *CONSOLE_ARGUMENTS])
         try:
             console.wait_for(r"In \[1\]: ", START_HANG_GUARD)
             yield console
