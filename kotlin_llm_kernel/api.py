@@ -96,10 +96,13 @@ class ScriptSession:
     def last_snippet_number(self) -> int:
         return self._engine.last_snippet_number
 
-    def execute(self, code: str, *, time_limit: float | None = None) -> Value | Error:
+    def execute(
+        self, code: str, *, time_limit: float | None = None, printed: Callable[[str, str], None] | None = None
+    ) -> Value | Error:
         """Runs ``code`` as the next snippet and returns its :class:`Value` or :class:`Error`, with what it printed
         and what it displayed (``displays``: :class:`Display` and :class:`ClearOutput`, in order). ``time_limit``
-        (seconds; 0: none) replaces the options' ``cell_time_limit`` for this snippet.
+        (seconds; 0: none) replaces the options' ``cell_time_limit`` for this snippet; ``printed`` is called with
+        ``(stream, text)`` as the snippet prints, on this thread, for a caller that follows a long run.
 
         Ctrl-C (KeyboardInterrupt) cancels the snippet as the engine's cancellation does, stopping its thread when
         it ignores that (a loop in library code), then is re-raised; so does an exception of the ``stdin`` callable.
@@ -119,6 +122,8 @@ class ScriptSession:
         def on_output(event: OutputEvent) -> None:
             if event.snippet_number == execution.snippet_number:
                 collected.setdefault(event.stream, []).append(event.text)
+                if printed is not None:
+                    printed(event.stream, event.text)
             if self._options.echo:  # also what earlier snippets' coroutines printed since
                 target = sys.stderr if event.stream == "stderr" else sys.stdout
                 target.write(event.text)

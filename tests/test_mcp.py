@@ -369,7 +369,9 @@ def test_progress_keeps_a_long_run_alive_and_cancelling_or_interrupting_stops_it
                 patience.deadline = anyio.current_time() + PROGRESS_TIMEOUT
 
             found["long"] = await session.call_tool(
-                "run", {"code": f'Thread.sleep({RUN_SECONDS * 1000})\n"slept"'}, progress_callback=on_progress
+                "run",
+                {"code": f'println("started")\nThread.sleep({RUN_SECONDS * 1000})\n"slept"'},
+                progress_callback=on_progress,
             )
         found["gave_up"] = patience.cancelled_caught
         found["progress"] = progress
@@ -405,11 +407,13 @@ def test_progress_keeps_a_long_run_alive_and_cancelling_or_interrupting_stops_it
     found = talk(steps)
     assert found["kept"].structured_content == ok("snippet1.kts", None)
     assert found["gave_up"] is False, "the progress did not keep the long run alive"
-    assert found["long"].structured_content == ok("snippet2.kts", "slept")
+    assert found["long"].structured_content == ok("snippet2.kts", "slept", stdout="started\n")
     progress = found["progress"]
     assert len(progress) >= RUN_SECONDS // 2, progress
     assert [value for value, _ in progress] == sorted(value for value, _ in progress)
-    assert all(message == f"running for {value:.0f} s" for value, message in progress), progress
+    # the printed line is handed over while the cell runs: in the messages from the first that follows it
+    assert all(message.startswith(f"running for {value:.0f} s") for value, message in progress), progress
+    assert progress[-1][1] == f"running for {progress[-1][0]:.0f} s; last printed: started"
     # snippet3 was the cancelled loop
     assert found["after_cancel"].structured_content == ok("snippet4.kts", "7")
     interrupted = found["interrupted_run"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..api import Completion, ScriptSession, SessionOptions, start_jvm
@@ -42,16 +43,23 @@ class KotlinSession:
             return self._execute(code, time_limit)
 
     def execute_unless(
-        self, withdrawn: threading.Event, code: str, time_limit: float | None = None
+        self,
+        withdrawn: threading.Event,
+        code: str,
+        time_limit: float | None = None,
+        printed: Callable[[str, str], None] | None = None,
     ) -> tuple[Value | Error, int] | None:
-        """:meth:`execute`, or None when ``withdrawn`` was set before its turn came (then nothing ran)."""
+        """:meth:`execute`, or None when ``withdrawn`` was set before its turn came (then nothing ran); ``printed``
+        follows what it prints (:meth:`.ScriptSession.execute`)."""
         with self._lock:
-            return None if withdrawn.is_set() else self._execute(code, time_limit)
+            return None if withdrawn.is_set() else self._execute(code, time_limit, printed)
 
-    def _execute(self, code: str, time_limit: float | None) -> tuple[Value | Error, int]:
+    def _execute(
+        self, code: str, time_limit: float | None, printed: Callable[[str, str], None] | None = None
+    ) -> tuple[Value | Error, int]:
         session = self._started()
         number = session.last_snippet_number + 1  # the number the engine gives the next snippet
-        return session.execute(code, time_limit=time_limit), number
+        return session.execute(code, time_limit=time_limit, printed=printed), number
 
     def check(self, code: str) -> tuple[Value | Error, int]:
         """Compiles ``code`` as the next snippet would be, without running it: the outcome of its compilation and

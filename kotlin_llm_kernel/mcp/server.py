@@ -13,7 +13,7 @@ from ..config.time_limit import checked_limit
 from ..session.results import Value
 from .bounded import TEXT_LIMIT
 from .kotlin_session import KotlinSession
-from .progress import while_running
+from .progress import LastLine, while_running
 from .results import CheckResult, RunResult, check_result, run_result
 
 INSTRUCTIONS = (
@@ -78,10 +78,15 @@ def build_server(session: KotlinSession | None = None, text_limit: int = TEXT_LI
         """Runs Kotlin code as the next cell of the session and returns its value, what it printed and, on failure,
         the compiler's or the exception's report (isError true). The value of the last expression is the cell's
         value; @file:DependsOn("group:artifact:version") lines add libraries; vars() lists the declarations. A long
-        run sends progress; cancelling the request interrupts it, as interrupt() does."""
+        run sends progress (its time and last printed line); cancelling the request interrupts it, as interrupt()
+        does."""
         limit = None if timeout is None else checked_limit(timeout, "timeout")
+        printed = LastLine()
         ran = await while_running(
-            ctx, lambda withdrawn: kotlin.execute_unless(withdrawn, code, limit), kotlin.interrupt
+            ctx,
+            lambda withdrawn: kotlin.execute_unless(withdrawn, code, limit, printed.printed),
+            kotlin.interrupt,
+            printed,
         )
         if ran is None:  # withdrawn by a cancellation before its turn: the client reads no result
             return CallToolResult(content=[TextContent(type="text", text="Cancelled before it ran.")], is_error=True)

@@ -9,6 +9,7 @@ import pytest
 from kotlin_llm_kernel.mcp.__main__ import parse
 from kotlin_llm_kernel.mcp.bounded import TEXT_LIMIT, bound
 from kotlin_llm_kernel.mcp.kotlin_session import JvmSettings
+from kotlin_llm_kernel.mcp.progress import LastLine
 from kotlin_llm_kernel.mcp.results import run_result
 from kotlin_llm_kernel.mcp.server import kotlin_string
 from kotlin_llm_kernel.session.results import Error, ResolvedDependency, Value
@@ -93,3 +94,14 @@ def test_the_command_line() -> None:
     for wrong in (["extra"], ["--max-output-chars", "0"], ["--http", "x"]):
         with pytest.raises(SystemExit):
             parse(wrong)
+
+
+def test_progress_quotes_the_last_printed_line() -> None:
+    last = LastLine()
+    assert last.message(3.4) == "running for 3 s"
+    last.printed("stdout", "epoch 1\nepo")
+    assert last.message(12) == "running for 12 s; last printed: epoch 1"
+    last.printed("stderr", "ch 2\n\n  \n")
+    assert last.line == "epoch 2"
+    last.printed("stdout", "x" * 200 + "\n")
+    assert last.line == "x" * 120 + "…"
