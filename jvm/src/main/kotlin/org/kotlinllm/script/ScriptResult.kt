@@ -1,5 +1,8 @@
 package org.kotlinllm.script
 
+import org.kotlinllm.script.internal.pipeline.RunPhase
+import org.kotlinllm.script.internal.pipeline.RunResult
+
 /** The outcome of [ScriptSession.execute]: the value of the snippet, or an error written for an LLM to act on. */
 public sealed interface ScriptResult {
 
@@ -27,3 +30,15 @@ public sealed interface ScriptResult {
 
 /** Where a snippet failed. */
 public enum class ExecutionPhase { COMPILATION, EVALUATION }
+
+/** The engine's result as the spec shows it. */
+internal fun RunResult.toScriptResult(): ScriptResult = when (this) {
+    is RunResult.Value -> ScriptResult.Value(value, warnings, resolvedVersions)
+    is RunResult.Error -> ScriptResult.Error(
+        when (phase) {
+            RunPhase.COMPILATION -> ExecutionPhase.COMPILATION
+            RunPhase.EVALUATION -> ExecutionPhase.EVALUATION
+        },
+        message,
+    )
+}

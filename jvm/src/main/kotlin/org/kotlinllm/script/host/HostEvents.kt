@@ -1,7 +1,7 @@
 package org.kotlinllm.script.host
 
-import org.kotlinllm.script.SessionHost
-import org.kotlinllm.script.SnippetRun
+import org.kotlinllm.script.internal.core.SessionHost
+import org.kotlinllm.script.internal.pipeline.SnippetRun
 import org.kotlinllm.script.internal.routing.DisplayTarget
 import org.kotlinllm.script.internal.routing.InputHost
 import org.kotlinllm.script.internal.routing.RunClock

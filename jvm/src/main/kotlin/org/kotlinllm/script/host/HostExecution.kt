@@ -1,7 +1,7 @@
 package org.kotlinllm.script.host
 
-import org.kotlinllm.script.ScriptExecution
-import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.internal.core.SessionCore
+import org.kotlinllm.script.internal.core.SnippetTicket
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.runtime.SnippetInterruptedError
 import java.util.concurrent.TimeUnit
@@ -9,21 +9,23 @@ import java.util.concurrent.TimeoutException
 
 /** A snippet submitted with [HostSession.submit]; its end comes as a [SettledEvent] of [snippetNumber]. */
 public class HostExecution internal constructor(
-    public val snippetNumber: Int,
-    private val execution: ScriptExecution,
-    private val session: ScriptSession,
+    private val execution: SnippetTicket,
+    private val session: SessionCore,
     private val clock: RunClock,
 ) {
+    /** The snippet's number, `N` of `snippetN.kts`. */
+    public val snippetNumber: Int get() = execution.number
+
     /**
      * The spec's cancellation (cancels the snippet's `await` coroutines and interrupts the session's thread, or keeps
      * it from starting), except that a snippet still compiling is not run; does nothing once it has settled.
      */
     public fun cancel() {
-        execution.cancel(true)
+        execution.cancel()
     }
 
     /** Whether [cancel] came before the snippet settled. */
-    public val isCancelled: Boolean get() = execution.isCancelled
+    public val isCancelled: Boolean get() = execution.cancelled
 
     /** Waits up to [timeoutMillis] for the snippet to settle; whether it has. */
     public fun awaitSettled(timeoutMillis: Long): Boolean = try {

@@ -2,11 +2,14 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.ScriptResult
-import org.kotlinllm.script.SnippetRun
 import org.kotlinllm.script.dependencies.versions.LatestVersionRule
+import org.kotlinllm.script.internal.pipeline.RunPhase
+import org.kotlinllm.script.internal.pipeline.RunResult
+import org.kotlinllm.script.internal.pipeline.SnippetRun
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle
+import org.kotlinllm.script.toScriptResult
 
 /**
  * How a snippet ended, with the facts a host shows computed by the engine.
@@ -54,8 +57,8 @@ public class HostOutcome(
 
         /** The outcome of a snippet; [run] is null when it was cancelled before it started. Never throws. */
         fun of(run: SnippetRun?, cancelled: Boolean, maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES): HostOutcome {
-            val (result, thrown) = run ?: notStarted()
-            return when (result) {
+            val (ran, thrown) = run ?: notStarted()
+            return when (val result = ran.toScriptResult()) {
                 is ScriptResult.Value -> {
                     val isUnit = result.value === Unit
                     // the bundle's text/plain is the value's toString() unless its rendering gave one
@@ -104,7 +107,7 @@ public class HostOutcome(
 
         private fun notStarted(): SnippetRun {
             val interrupted = InterruptedException(NOT_STARTED)
-            return SnippetRun(ScriptResult.Error(ExecutionPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
+            return SnippetRun(RunResult.Error(RunPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted)
         }
 
         /** The exception's class and message as the report's first line names them (a snippet's class as declared). */

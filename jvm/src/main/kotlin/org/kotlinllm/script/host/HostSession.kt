@@ -1,13 +1,13 @@
 package org.kotlinllm.script.host
 
 import kotlinx.coroutines.Dispatchers
-import org.kotlinllm.script.Completion
-import org.kotlinllm.script.Inspection
-import org.kotlinllm.script.ProvidedProperties
 import org.kotlinllm.script.ScriptProperty
 import org.kotlinllm.script.ScriptSession
+import org.kotlinllm.script.completion.Completion
+import org.kotlinllm.script.completion.Inspection
 import org.kotlinllm.script.internal.routing.InputRouting
 import org.kotlinllm.script.internal.routing.RunClock
+import org.kotlinllm.script.internal.session.ProvidedProperties
 
 /**
  * A [ScriptSession] for a host process (the Jupyter kernel, the Python API, through JPype): plain Java values in,
@@ -39,7 +39,7 @@ public class HostSession private constructor(
      * change: nothing is declared or loaded, and the next snippet keeps its number. Waits for the snippets submitted
      * before it.
      */
-    public fun check(code: String): HostOutcome = HostOutcome.of(session.checkAsync(code).get(), cancelled = false)
+    public fun check(code: String): HostOutcome = HostOutcome.of(session.core.check(code).get(), cancelled = false)
 
     /** Runs [code] as the next snippet, `snippet${lastSnippetNumber + 1}.kts`. */
     public fun submit(code: String): HostExecution = execution(code, null)
@@ -77,10 +77,11 @@ public class HostSession private constructor(
         events.input.answer(requestId, value)
     }
 
-    private fun execution(code: String, snippetNumber: Int?): HostExecution {
-        val execution = session.executeAsync(code, snippetNumber, skipsWhenCancelled = true)
-        return HostExecution(execution.snippetNumber, execution, session, clock)
-    }
+    private fun execution(code: String, snippetNumber: Int?): HostExecution = HostExecution(
+        session.core.submit(code, snippetNumber, skipsWhenCancelled = true),
+        session.core,
+        clock,
+    )
 
     /**
      * From now on, when code the engine does not rewrite (a library, the JDK) calls `System.exit` or `Runtime.exit`,

@@ -1,5 +1,6 @@
-package org.kotlinllm.script
+package org.kotlinllm.script.internal.core
 
+import org.kotlinllm.script.internal.pipeline.SnippetRun
 import org.kotlinllm.script.internal.session.ProcessExit
 import org.kotlinllm.script.runtime.OutputTarget
 

@@ -1,4 +1,4 @@
-package org.kotlinllm.script
+package org.kotlinllm.script.completion
 
 /**
  * Completions of the text between [start] and [end] (UTF-16 offsets in the code asked about): [matches] are the

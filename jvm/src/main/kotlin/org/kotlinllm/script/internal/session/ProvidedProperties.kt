@@ -1,4 +1,4 @@
-package org.kotlinllm.script
+package org.kotlinllm.script.internal.session
 
 import org.kotlinllm.script.internal.compiler.completion.KotlinKeywords
 import org.kotlinllm.script.runtime.ProvidedValues
@@ -11,6 +11,9 @@ import kotlin.reflect.KVariance
 import kotlin.reflect.full.createType
 import kotlin.reflect.jvm.jvmErasure
 
+/** A property provided to the snippets: the public `ScriptProperty`, or one a host gives by value. */
+internal class ProvidedProperty(val name: String, val type: KType, val value: Any?)
+
 /** Validates provided properties and writes the prelude snippet that declares them. */
 internal object ProvidedProperties {
 
@@ -21,14 +24,14 @@ internal object ProvidedProperties {
     }
 
     /** Keeps the values of [properties] for the prelude's getters; returns the id they read them by. */
-    fun register(properties: List<ScriptProperty<*>>): Long = ProvidedValues.register(properties.associate { it.name to it.value })
+    fun register(properties: List<ProvidedProperty>): Long = ProvidedValues.register(properties.associate { it.name to it.value })
 
     fun unregister(id: Long) {
         ProvidedValues.unregister(id)
     }
 
     /** Throws [IllegalArgumentException] naming the first invalid property and why. */
-    fun validate(properties: List<ScriptProperty<*>>) {
+    fun validate(properties: List<ProvidedProperty>) {
         val seen = HashSet<String>()
         for (property in properties) {
             val name = property.name
@@ -111,7 +114,7 @@ internal object ProvidedProperties {
     }
 
     /** The prelude snippet: one getter property per provided property, reading [ProvidedValues]. */
-    fun prelude(sessionId: Long, properties: List<ScriptProperty<*>>): String = properties.joinToString("\n") { property ->
+    fun prelude(sessionId: Long, properties: List<ProvidedProperty>): String = properties.joinToString("\n") { property ->
         val type = render(property.type)
         "@Suppress(\"UNCHECKED_CAST\") val ${property.name}: $type get() = " +
             "${ProvidedValues::class.qualifiedName}.get(${sessionId}L, \"${property.name}\") as $type"

@@ -1,5 +1,9 @@
-package org.kotlinllm.script
+package org.kotlinllm.script.internal.core
 
+import org.kotlinllm.script.completion.Completion
+import org.kotlinllm.script.completion.CompletionItem
+import org.kotlinllm.script.completion.Inspection
+import org.kotlinllm.script.internal.compiler.completion.CodeInsight
 import org.kotlinllm.script.internal.compiler.completion.FirCompletion
 import org.kotlinllm.script.internal.compiler.completion.KotlinKeywords
 import org.kotlinllm.script.internal.session.SessionSymbols
@@ -17,14 +21,14 @@ internal enum class StartState { STARTING, STARTED, FAILED }
 internal class Completer(
     private val symbols: SessionSymbols,
     private val provided: Set<String>,
-    /** The session's runner once its compiler is up, waiting for its start at most the milliseconds given. */
-    private val startedRunner: (Long) -> Pair<SnippetRunner?, StartState>,
+    /** The compiler's insight once it is up, waiting for its start at most the milliseconds given. */
+    private val startedInsight: (Long) -> Pair<CodeInsight?, StartState>,
 ) {
 
-    /** The runner, waiting for the compiler's start (a request right after the session's start); the wait's millis. */
-    private fun runner(): Triple<SnippetRunner?, StartState, Long> {
+    /** The insight, waiting for the compiler's start (a request right after the session's start); the wait's millis. */
+    private fun insight(): Triple<CodeInsight?, StartState, Long> {
         val asked = System.nanoTime()
-        val (runner, state) = startedRunner(START_WAIT_MILLIS)
+        val (runner, state) = startedInsight(START_WAIT_MILLIS)
         return Triple(runner, state, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked))
     }
 
@@ -40,8 +44,8 @@ internal class Completer(
         var start = end
         while (start > 0 && isIdentifierPart(code[start - 1])) start--
         val prefix = code.substring(start, end)
-        val (runner, state, waited) = runner()
-        val typed = runner?.complete(code.substring(0, end) + FirCompletion.MARKER, prefix, LOCK_WAIT_MILLIS)
+        val (insight, state, waited) = insight()
+        val typed = insight?.complete(code.substring(0, end) + FirCompletion.MARKER, prefix, LOCK_WAIT_MILLIS)
         if (typed != null) {
             val items = typed.map { CompletionItem(it.text, it.kind, it.signature) }
             return Completion(items.map { it.text }, start, end, items, byType = true, waitedMillis = waited)
@@ -70,9 +74,9 @@ internal class Completer(
         while (end < code.length && isIdentifierPart(code[end])) end++
         if (start == end) return Inspection(null, byType = false, fallback = "no name at the cursor")
         val name = code.substring(start, end)
-        val (runner, state, waited) = runner()
+        val (insight, state, waited) = insight()
         // line ends replaced one character for one: [start] is an offset into [code]
-        val typed = runner?.inspect(code.replace("\r\n", " \n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
+        val typed = insight?.inspect(code.replace("\r\n", " \n").replace('\r', '\n'), start, LOCK_WAIT_MILLIS)
         if (typed != null) return Inspection(typed.text + valueOf(typed.sessionName), byType = true, waitedMillis = waited)
         val text = symbols.declaration(name)?.let { it.header + valueOf(name) }
         val busy = "the compiler resolved no declaration there, or stayed busy with a cell for ${LOCK_WAIT_MILLIS / 1000} s"

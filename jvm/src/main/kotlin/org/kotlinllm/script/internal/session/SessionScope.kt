@@ -1,4 +1,4 @@
-package org.kotlinllm.script
+package org.kotlinllm.script.internal.session
 
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineExceptionHandler

@@ -1,19 +1,17 @@
-package org.kotlinllm.script.internal.session
+package org.kotlinllm.script.internal.pipeline
 
 import io.github.oshai.kotlinlogging.KotlinLogging
-import org.kotlinllm.script.diagnostics.CompilerDiagnostics
-import org.kotlinllm.script.internal.compiler.Compilation
-import org.kotlinllm.script.internal.compiler.Evaluation
-import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.source.DeclaredName
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 import org.kotlinllm.script.internal.libraries.DataFrameAccessors
 import org.kotlinllm.script.internal.report.SnippetNames
+import org.kotlinllm.script.internal.session.SessionSymbols
 import org.kotlinllm.script.runtime.ProvidedValues
-import kotlin.script.experimental.api.ScriptDiagnostic
-import kotlin.script.experimental.host.toScriptSource
 
 private val logger = KotlinLogging.logger {}
+
+/** A hidden snippet that ran to its end, as its [snippetClass], or why it did not: [failure] (`their code …`). */
+internal class HiddenRun(val snippetClass: Class<*>?, val failure: String?)
 
 /**
  * After a snippet, the column accessors of what it declared or changed, as in Kotlin notebooks: for each property
@@ -21,14 +19,19 @@ private val logger = KotlinLogging.logger {}
  * each `@DataSchema` type it declared, [DataFrameAccessors]' code runs as a hidden snippet, so the next snippets can
  * write `df.age` and `df.filter { age > 16 }`. A frame's hidden snippet declares the accessors and the property again
  * with its marker type (`val df = (… as DataFrame<*>).cast<_DataFrameType>()`), its value handed over through
- * [ProvidedValues], as the initializer cannot name the property it redeclares.
+ * [ProvidedValues], as the initializer cannot name the property it redeclares. This is what follows a value, the last
+ * stage of a snippet that ran to its end.
  *
  * Hidden snippets take no snippet number: snippet 5's are `snippet5_1.kts`, `snippet5_2.kts`…; their warnings are
  * not shown and [SessionSymbols] lists only the user's declarations (a redeclared property read from its hidden
  * snippet). One that fails is rolled back like a failed snippet and leaves one line on stderr; the snippet's own
  * result stays.
  */
-internal class LibraryAccessors(private val compiler: ReplCompilerHost, private val symbols: SessionSymbols) {
+internal class ColumnAccessors(
+    private val symbols: SessionSymbols,
+    /** Runs a hidden snippet through the stages of every snippet, with the imports it needs. */
+    private val runHidden: (fileName: String, code: String, imports: List<String>) -> HiddenRun,
+) {
 
     /** A property given a marker type: the [value] it was given for, the [marker], whether it is a `var`. */
     private class Typed(val value: Any, val marker: String, val mutable: Boolean)
@@ -70,43 +73,50 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
             typed.remove(name)
             return
         }
-        val previous = typed[name]
-        val marker: String?
-        val mutable: Boolean
-        if (declaration != null) {
-            // a frame typed by a @DataSchema type (`DataFrame<Person>`, `df.cast<Person>()`) keeps it: it has accessors;
-            // one of another type (`listOf(1).toDataFrame()` is a `DataFrame<Int>`) is given a marker like `DataFrame<*>`
-            val argument = symbols.signature(name)?.let(::frameArgument)
-            if (argument == null || argument in dataSchemas) {
-                typed.remove(name)
-                return
-            }
-            marker = argument.takeIf { it.startsWith(MARKER_PREFIX) }
-            mutable = VAR.containsMatchIn(declaration.header)
-        } else {
-            if (previous == null || previous.value === value) return
-            marker = previous.marker
-            mutable = previous.mutable
-        }
+        val wanted = wanted(name, declaration, value) ?: return
         val frame = generated("`$name`") { frames.frame(value) } ?: return
         // a marker the generator knows by its class is named as the JVM names it (`Snippet3_1._DataFrameType`)
         val frameMarker = SnippetNames.clean(frame.marker)
-        if (frame.declarations.isEmpty() && frameMarker == marker) {
-            typed[name] = Typed(value, frameMarker, mutable)
+        if (frame.declarations.isEmpty() && frameMarker == wanted.marker) {
+            typed[name] = Typed(value, frameMarker, wanted.mutable)
             return
         }
+        when (val failure = redeclare(name, value, frame, wanted.mutable, hidden)) {
+            null -> typed[name] = Typed(value, frameMarker, wanted.mutable)
+            else -> {
+                frames.forget(frame.declarations)
+                report("`$name`", failure)
+            }
+        }
+    }
+
+    /** What a frame property needs: the marker type it has now (null: none), and whether it is a `var`. */
+    private class Wanted(val marker: String?, val mutable: Boolean)
+
+    /** What the frame property [name] (declared by this snippet as [declaration], if it is) needs; null: nothing new. */
+    private fun wanted(name: String, declaration: DeclaredName?, value: Any): Wanted? {
+        if (declaration == null) {
+            val previous = typed[name]
+            return if (previous == null || previous.value === value) null else Wanted(previous.marker, previous.mutable)
+        }
+        // a frame typed by a @DataSchema type (`DataFrame<Person>`, `df.cast<Person>()`) keeps it: it has accessors;
+        // one of another type (`listOf(1).toDataFrame()` is a `DataFrame<Int>`) is given a marker like `DataFrame<*>`
+        val argument = symbols.signature(name)?.let(::frameArgument)
+        if (argument == null || argument in dataSchemas) {
+            typed.remove(name)
+            return null
+        }
+        return Wanted(argument.takeIf { it.startsWith(MARKER_PREFIX) }, VAR.containsMatchIn(declaration.header))
+    }
+
+    /** Declares the property [name] again as [frame]'s marker type, its [value] handed over; null when it ran, else why not. */
+    private fun redeclare(name: String, value: Any, frame: DataFrameAccessors.Frame, mutable: Boolean, hidden: HiddenNames): String? {
         val id = ProvidedValues.register(mapOf(name to value))
         try {
             val handedOver = "(${ProvidedValues::class.qualifiedName}.get(${id}L, \"$name\") as $DATA_FRAME<*>)"
             val statement = "${if (mutable) "var" else "val"} `$name` = ${SnippetNames.clean(frame.convert(handedOver))}"
             val code = if (frame.declarations.isEmpty()) statement else "${SnippetNames.clean(frame.declarations)}\n$statement"
-            when (val outcome = run(hidden.next(), code)) {
-                null -> typed[name] = Typed(value, frameMarker, mutable)
-                else -> {
-                    frames.forget(frame.declarations)
-                    report("`$name`", outcome)
-                }
-            }
+            return run(hidden.next(), code)
         } finally {
             ProvidedValues.unregister(id)
         }
@@ -129,27 +139,11 @@ internal class LibraryAccessors(private val compiler: ReplCompilerHost, private 
      */
     private fun run(fileName: String, code: String): String? {
         val started = System.nanoTime()
-        val compilation = compiler.compile(code.toScriptSource(fileName), emptyList(), DataFrameAccessors.IMPORTS)
-        val failure = when (compilation) {
-            is Compilation.Crashed -> "the compiler failed on their code: ${SnippetNames.header(compilation.cause)}"
-            is Compilation.Failed ->
-                "their code does not compile: " + compilation.diagnostics
-                    .firstOrNull {
-                        it.severity >= ScriptDiagnostic.Severity.ERROR
-                    }?.let { SnippetNames.clean(CompilerDiagnostics.text(it)) }.orEmpty()
-            is Compilation.Compiled -> when (val evaluation = compiler.evaluate(compilation)) {
-                is Evaluation.Returned, Evaluation.NoValue -> {
-                    compiler.lastEvaluatedClass()?.let { hiddenClass -> declared(code, hiddenClass) }
-                    compiler.releaseClassFiles(compilation)
-                    null
-                }
-                is Evaluation.Threw -> "their code threw ${SnippetNames.header(evaluation.error)}"
-                is Evaluation.Broken -> "their code could not be run: ${evaluation.message}"
-            }
-        }
-        logger.debug { "hidden snippet $fileName in ${(System.nanoTime() - started) / 1_000_000} ms: ${failure ?: "ran"}" }
-        if (failure != null) logger.debug { "the code of $fileName:\n$code" }
-        return failure
+        val run = runHidden(fileName, code, DataFrameAccessors.IMPORTS)
+        run.snippetClass?.let { hiddenClass -> declared(code, hiddenClass) }
+        logger.debug { "hidden snippet $fileName in ${(System.nanoTime() - started) / 1_000_000} ms: ${run.failure ?: "ran"}" }
+        if (run.failure != null) logger.debug { "the code of $fileName:\n$code" }
+        return run.failure
     }
 
     /** Records what the hidden snippet [code], evaluated as [hiddenClass], declared: a property again, markers. */
