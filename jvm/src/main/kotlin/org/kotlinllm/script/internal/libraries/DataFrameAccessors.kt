@@ -68,8 +68,13 @@ internal class DataFrameAccessors {
         } catch (_: LibraryInternals.Missing) {
             null
         } ?: return false
-        markers.keys.removeAll { it in names }
-        return true
+        return try {
+            markers.keys.removeAll { it in names }
+            true
+        } catch (_: UnsupportedOperationException) {
+            // a map the generator no longer changes in place
+            false
+        }
     }
 
     private fun calls(loader: ClassLoader?): LibraryCalls = calls ?: LibraryCalls(loader).also { calls = it }
