@@ -7,7 +7,9 @@ import java.util.zip.ZipFile
 /**
  * Jars that ship a Jupyter integration of JetBrains' Kotlin kernel (`libraries.json` naming its producers: renderers,
  * default imports, code run before cells), which this kernel does not run: said once per session, so that what the
- * library's documentation promises in notebooks is not silently missing.
+ * library's documentation promises in notebooks is not silently missing. For the libraries the kernel knows, the
+ * catalogue of libraries (`internal.libraries.Libraries`) names the integration and what stands in for it: DataFrame's
+ * tables and column accessors.
  */
 internal class JupyterIntegrations {
     private val reported = mutableSetOf<String>()

@@ -1,5 +1,7 @@
 package org.kotlinllm.script.internal.libraries
 
+import org.kotlinllm.script.internal.libraries.LibraryInternals.Lookup
+
 /**
  * The column accessors of Kotlin DataFrame's frames and `@DataSchema` types, written by DataFrame's own code generator
  * for notebooks (`ReplCodeGenerator`, Kotlin-internal in 0.15, reached by reflection through the library's class
@@ -22,21 +24,21 @@ internal class DataFrameAccessors {
     /** The accessors of [frame], a DataFrame; null when the generator gives none. */
     fun frame(frame: Any): Frame? {
         val calls = calls(frameType(frame.javaClass)?.classLoader)
-        val code = calls.member(GENERATOR, generator(calls), "process", listOf(DATA_FRAME, K_PROPERTY), frame, null) ?: return null
-        val declarations = calls.member(CODE, code, "getDeclarations") as String
+        val code = calls.call(Lookup.GENERATE_FRAME, generator(calls), frame, null) ?: return null
+        val declarations = calls.call(Lookup.CODE_DECLARATIONS, code) as String
 
         // a Kotlin (String) -> String: Function1 is the host's class, which the library shares
         @Suppress("UNCHECKED_CAST")
-        val converter = calls.member(CODE, code, "getConverter") as? Function1<String, Any?> ?: return null
+        val converter = calls.call(Lookup.CODE_CONVERTER, code) as? Function1<String, Any?> ?: return null
         val marker = CAST.find(converter("x").toString())?.groupValues?.get(1) ?: return null
         return Frame(declarations.trim(), marker) { converter(it).toString() }
     }
 
     /** The accessors of [type], a `@DataSchema` class or interface of a snippet; null for another type. */
     fun schema(type: Class<*>): String? {
-        val annotation = type.annotations.firstOrNull { it.annotationClass.java.name == DATA_SCHEMA } ?: return null
+        val annotation = type.annotations.firstOrNull { it.annotationClass.java.name == DataFrameNames.DATA_SCHEMA } ?: return null
         val calls = calls(annotation.annotationClass.java.classLoader)
-        val code = calls.member(GENERATOR, generator(calls), "process", listOf("kotlin.reflect.KClass"), type.kotlin) as? String
+        val code = calls.call(Lookup.GENERATE_TYPE, generator(calls), type.kotlin) as? String
         return code?.trim()
     }
 
@@ -48,36 +50,41 @@ internal class DataFrameAccessors {
     fun declared(markers: List<Class<*>>) {
         val generator = generator ?: return
         val calls = calls ?: return
-        for (marker in markers) calls.member(GENERATOR, generator, "process", listOf("kotlin.reflect.KClass"), marker.kotlin)
+        for (marker in markers) calls.call(Lookup.GENERATE_TYPE, generator, marker.kotlin)
     }
 
     /**
      * Forgets the markers [declarations] declare, which did not compile: the generator would otherwise reuse them for
-     * the next frame of that schema, and that frame's conversion would name a type that does not exist.
+     * the next frame of that schema, and that frame's conversion would name a type that does not exist. The
+     * generator keeps them in a private field; false when it could not be reached ([LibraryInternals] logs why once),
+     * and then the next frame of that schema has its accessors reported as not generated, its conversion failing.
      */
-    fun forget(declarations: String) {
-        val generator = generator ?: return
+    fun forget(declarations: String): Boolean {
+        val generator = generator ?: return true
         val names = markers(declarations)
-        if (names.isEmpty()) return
-        val field = generator.javaClass.getDeclaredField("generatedMarkers").apply { isAccessible = true }
-        val markers = field.get(generator) as? MutableMap<*, *> ?: return
-        markers.keys.removeAll { it in names }
+        if (names.isEmpty()) return true
+        val markers = try {
+            LibraryInternals.read(Lookup.GENERATED_MARKERS, generator) as? MutableMap<*, *>
+        } catch (_: LibraryInternals.Missing) {
+            null
+        } ?: return false
+        return try {
+            markers.keys.removeAll { it in names }
+            true
+        } catch (_: UnsupportedOperationException) {
+            // a map the generator no longer changes in place
+            false
+        }
     }
 
     private fun calls(loader: ClassLoader?): LibraryCalls = calls ?: LibraryCalls(loader).also { calls = it }
 
     private fun generator(calls: LibraryCalls): Any =
-        generator ?: calls.member("$GENERATOR\$Companion", calls.companion(GENERATOR), "create")
+        generator ?: calls.call(Lookup.GENERATOR_CREATE, null)
             .let { it ?: error("DataFrame's ReplCodeGenerator.create() gave null") }
             .also { generator = it }
 
     companion object {
-        private const val PACKAGE = "org.jetbrains.kotlinx.dataframe"
-        private const val DATA_FRAME = "$PACKAGE.DataFrame"
-        private const val DATA_SCHEMA = "$PACKAGE.annotations.DataSchema"
-        private const val CODE = "$PACKAGE.codeGen.CodeWithConverter"
-        private const val GENERATOR = "org.jetbrains.dataframe.impl.codeGen.ReplCodeGenerator"
-        private const val K_PROPERTY = "kotlin.reflect.KProperty"
         private val CAST = Regex("""\.cast<([\w.]+)>\(\)$""")
 
         /** The names of the marker interfaces [declarations] declares. */
@@ -85,10 +92,10 @@ internal class DataFrameAccessors {
         private val INTERFACE = Regex("""\binterface\s+(\w+)""")
 
         /** What the generated code names without qualifying it. */
-        val IMPORTS: List<String> = listOf("$PACKAGE.*", "$PACKAGE.api.*", "$PACKAGE.annotations.*", "$PACKAGE.columns.*")
+        val IMPORTS: List<String> = DataFrameNames.ACCESSOR_IMPORTS
 
         /** DataFrame's frame interface as [type] implements it, or null. */
-        fun frameType(type: Class<*>): Class<*>? = LibraryCalls.hierarchy(type)[DATA_FRAME]
+        fun frameType(type: Class<*>): Class<*>? = LibraryCalls.hierarchy(type)[DataFrameNames.DATA_FRAME]
 
         fun isFrame(value: Any?): Boolean = value != null && frameType(value.javaClass) != null
     }

@@ -1,6 +1,11 @@
 package org.kotlinllm.script.internal.libraries
 
+import org.kotlinllm.script.internal.libraries.DataFrameNames.DATA_FRAME
+import org.kotlinllm.script.internal.libraries.DataFrameNames.DATA_ROW
+import org.kotlinllm.script.internal.libraries.DataFrameNames.FORMATTED
+import org.kotlinllm.script.internal.libraries.LibraryInternals.Lookup
 import org.kotlinllm.script.runtime.MimeBundle
+import org.kotlinllm.script.internal.libraries.DataFrameNames as Df
 
 /**
  * Kotlin DataFrame's values (`org.jetbrains.kotlinx.dataframe`, 0.15 and its API since) as tables: `text/html` from
@@ -14,17 +19,6 @@ import org.kotlinllm.script.runtime.MimeBundle
  * DataFrame's own notebook integration shows them.
  */
 internal object DataFrames : LibraryRenderer {
-    private const val PACKAGE = "org.jetbrains.kotlinx.dataframe"
-    private const val API = "$PACKAGE.api"
-    private const val DATA_FRAME = "$PACKAGE.DataFrame"
-    private const val DATA_ROW = "$PACKAGE.DataRow"
-    private const val FORMATTED = "$API.FormattedFrame"
-    private const val CONVERSIONS = "$API.TypeConversionsKt"
-    private const val FRAMES = "$API.FramesKt"
-    private const val HTML = "$PACKAGE.io.HtmlKt"
-    private const val HTML_DATA = "$PACKAGE.io.DataFrameHtmlData"
-    private const val DISPLAY_CONFIGURATION = "$PACKAGE.io.DisplayConfiguration"
-
     /** The class of the element the scoped style sheet applies to. */
     const val SCOPE: String = "kotlin-llm-dataframe"
 
@@ -38,39 +32,31 @@ internal object DataFrames : LibraryRenderer {
 
     private val forms: List<Form> = listOf(
         Form(FORMATTED) { formatted(it) },
-        Form(DATA_ROW) { static(CONVERSIONS, "toDataFrame", listOf(DATA_ROW), it) },
-        Form("$PACKAGE.columns.ColumnGroup") { static(CONVERSIONS, "asDataFrame", listOf("$PACKAGE.columns.ColumnGroup"), it) },
+        Form(DATA_ROW) { call(Lookup.ROW_FRAME, null, it) },
+        Form(Df.COLUMN_GROUP) { call(Lookup.COLUMN_GROUP_FRAME, null, it) },
         Form(DATA_FRAME) { it },
-        Form("$PACKAGE.DataColumn") { static(CONVERSIONS, "toDataFrame", listOf("$PACKAGE.columns.BaseColumn"), it) },
-        Form("$API.GroupBy") { groupBy(it) },
-        Form("$API.ReducedGroupBy") { groupBy(member("$API.ReducedGroupBy", it, "getGroupBy")) },
-        Form("$API.Pivot") { pivot(it) },
-        Form("$API.ReducedPivot") { pivot(member("$API.ReducedPivot", it, "getPivot")) },
-        Form("$API.PivotGroupBy") { pivotGroupBy(it) },
-        Form("$API.ReducedPivotGroupBy") { pivotGroupBy(member("$API.ReducedPivotGroupBy", it, "getPivot")) },
-        Form("$API.Split") { static("$API.SplitKt", "toDataFrame", listOf("$API.Split"), it) },
+        Form(Df.DATA_COLUMN) { call(Lookup.COLUMN_FRAME, null, it) },
+        Form(Df.GROUP_BY) { groupBy(it) },
+        Form(Df.REDUCED_GROUP_BY) { groupBy(call(Lookup.REDUCED_GROUP_BY, it)) },
+        Form(Df.PIVOT) { pivot(it) },
+        Form(Df.REDUCED_PIVOT) { pivot(call(Lookup.REDUCED_PIVOT, it)) },
+        Form(Df.PIVOT_GROUP_BY) { pivotGroupBy(it) },
+        Form(Df.REDUCED_PIVOT_GROUP_BY) { pivotGroupBy(call(Lookup.REDUCED_PIVOT_GROUP_BY, it)) },
+        Form(Df.SPLIT) { call(Lookup.SPLIT_FRAME, null, it) },
     )
 
     /** The frame a `format` applies to, for its text (its HTML is its own); null if the library renamed what it keeps internal. */
     private fun LibraryCalls.formatted(value: Any): Any? = try {
-        member(FORMATTED, value, "getDf\$core")
-    } catch (_: NoSuchMethodException) {
+        call(Lookup.FORMATTED_FRAME, value)
+    } catch (_: LibraryInternals.Missing) {
         null
     }
 
-    private fun LibraryCalls.groupBy(value: Any?): Any? = member(
-        "$API.GroupBy",
-        value.required(),
-        "toDataFrame",
-        listOf("java.lang.String"),
-        null,
-    )
+    private fun LibraryCalls.groupBy(value: Any?): Any? = call(Lookup.GROUP_BY_FRAME, value.required(), null)
 
-    private fun LibraryCalls.pivot(value: Any?): Any? = static(FRAMES, "frames", listOf("$API.Pivot"), value).let {
-        static(CONVERSIONS, "toDataFrame", listOf(DATA_ROW), it)
-    }
+    private fun LibraryCalls.pivot(value: Any?): Any? = call(Lookup.PIVOT_FRAMES, null, value).let { call(Lookup.ROW_FRAME, null, it) }
 
-    private fun LibraryCalls.pivotGroupBy(value: Any?): Any? = static(FRAMES, "frames", listOf("$API.PivotGroupBy"), value)
+    private fun LibraryCalls.pivotGroupBy(value: Any?): Any? = call(Lookup.PIVOT_GROUP_BY_FRAMES, null, value)
 
     override fun match(hierarchy: Map<String, Class<*>>): Class<*>? = forms.firstNotNullOfOrNull { hierarchy[it.type] }
 
@@ -79,21 +65,12 @@ internal object DataFrames : LibraryRenderer {
         val form = forms.first { it.type == type.name }
         val frame = form.frame(calls, value)
         val html = if (form.type == FORMATTED) {
-            val configuration = calls.member("$DISPLAY_CONFIGURATION\$Companion", calls.companion(DISPLAY_CONFIGURATION), "getDEFAULT")
-            calls.member(FORMATTED, value, "toStandaloneHTML", listOf(DISPLAY_CONFIGURATION), configuration)
+            calls.call(Lookup.FORMATTED_HTML, value, calls.call(Lookup.DISPLAY_DEFAULT, null))
         } else {
             // the library's defaults (mask 0b111): DisplayConfiguration.DEFAULT, its cell renderer, its footer
-            calls.static(
-                HTML,
-                "toStandaloneHTML\$default",
-                listOf(
-                    DATA_FRAME,
-                    DISPLAY_CONFIGURATION,
-                    "$PACKAGE.jupyter.CellRenderer",
-                    "kotlin.jvm.functions.Function1",
-                    "int",
-                    "java.lang.Object",
-                ),
+            calls.call(
+                Lookup.FRAME_HTML,
+                null,
                 frame.required(),
                 null,
                 null,
@@ -108,9 +85,9 @@ internal object DataFrames : LibraryRenderer {
 
     /** The HTML of a `DataFrameHtmlData` as one element: its style sheet scoped to it, its tables, its script. */
     private fun html(calls: LibraryCalls, data: Any): String {
-        val style = calls.member(HTML_DATA, data, "getStyle").toString()
-        val body = calls.member(HTML_DATA, data, "getBody").toString()
-        val script = calls.member(HTML_DATA, data, "getScript").toString()
+        val style = calls.call(Lookup.HTML_STYLE, data).toString()
+        val body = calls.call(Lookup.HTML_BODY, data).toString()
+        val script = calls.call(Lookup.HTML_SCRIPT, data).toString()
         return buildString {
             append("<div class=\"$SCOPE\">\n")
             append("<style type=\"text/css\">\n").append(ScopedCss.scope(style, ".$SCOPE")).append("</style>\n")
@@ -123,9 +100,9 @@ internal object DataFrames : LibraryRenderer {
     /** The frame's `toString()` table, its first [ROWS] rows, then a line saying how many rows and columns there are. */
     private fun text(calls: LibraryCalls, frame: Any): String {
         val table = frame.toString().trimEnd()
-        val rows = calls.member(DATA_FRAME, frame, "rowsCount") as Int
+        val rows = calls.call(Lookup.ROWS_COUNT, frame) as Int
         if (rows <= ROWS) return table
-        val columns = calls.member(DATA_FRAME, frame, "columnsCount") as Int
+        val columns = calls.call(Lookup.COLUMNS_COUNT, frame) as Int
         // a header line, the rows shown, and the library's own "..." left out for the line that says more
         val shown = table.lines().take(1 + ROWS).filter { it.trim() != "..." }
         return (shown + "… $rows rows × $columns column${if (columns == 1) "" else "s"}, the first $ROWS shown").joinToString("\n")

@@ -1,9 +1,9 @@
 package org.kotlinllm.script.internal.libraries
 
+import org.kotlinllm.script.internal.libraries.LibraryInternals.Lookup
 import org.kotlinllm.script.runtime.MimeBundle
 import java.awt.image.BufferedImage
 import java.io.ByteArrayOutputStream
-import java.lang.reflect.Proxy
 import java.util.Base64
 import javax.imageio.ImageIO
 
@@ -17,9 +17,8 @@ import javax.imageio.ImageIO
  * `geomImage`) become PNG data URLs, encoded with `javax.imageio`.
  */
 internal object LetsPlotFigures : LibraryRenderer {
-    private const val FIGURE = "org.jetbrains.letsPlot.Figure"
-    private const val EXPORT = "org.jetbrains.letsPlot.core.util.PlotSvgExportCommon"
-    private const val ENCODER = "org.jetbrains.letsPlot.commons.encoding.RGBEncoder"
+    /** The interface of what the renderer shows: a plot, a `gggrid`, a bunch. */
+    const val FIGURE: String = "org.jetbrains.letsPlot.Figure"
 
     private const val MAX_LAYERS = 6
     private const val MAX_COLUMNS = 8
@@ -31,12 +30,10 @@ internal object LetsPlotFigures : LibraryRenderer {
 
     override fun render(value: Any, type: Class<*>): MimeBundle {
         val calls = LibraryCalls(type.classLoader)
-        val spec = calls.static("org.jetbrains.letsPlot.intern.ToSpecConvertersKt", "toSpec", listOf(FIGURE), value) as Map<*, *>
-        val svg = calls.member(
-            EXPORT,
-            calls.instance(EXPORT),
-            "buildSvgImageFromRawSpecs",
-            listOf("java.util.Map", "org.jetbrains.letsPlot.commons.geometry.DoubleVector", ENCODER, "boolean"),
+        val spec = calls.call(Lookup.FIGURE_SPEC, null, value) as Map<*, *>
+        val svg = calls.call(
+            Lookup.FIGURE_SVG,
+            null,
             spec,
             null, // the figure's own size
             pngEncoder(calls),
@@ -57,9 +54,8 @@ internal object LetsPlotFigures : LibraryRenderer {
         text.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
     /** An `RGBEncoder` of the library's loader that makes PNG data URLs of raster layers. */
-    private fun pngEncoder(calls: LibraryCalls): Any {
-        val encoder = calls.type(ENCODER)
-        return Proxy.newProxyInstance(encoder.classLoader, arrayOf(encoder)) { proxy, method, args ->
+    private fun pngEncoder(calls: LibraryCalls): Any =
+        calls.implement(Lookup.PNG_ENCODER) { proxy, method, args ->
             when (method.name) {
                 "toDataUrl" -> pngDataUrl(args[0] as Int, args[1] as Int, args[2] as IntArray)
                 "toString" -> "PNG data URLs (kotlin-llm)"
@@ -68,7 +64,6 @@ internal object LetsPlotFigures : LibraryRenderer {
                 else -> throw UnsupportedOperationException("RGBEncoder.${method.name} is not available in the kotlin-llm kernel")
             }
         }
-    }
 
     /** [argb] (one int per pixel, row by row) as a `data:image/png;base64,` URL. */
     fun pngDataUrl(width: Int, height: Int, argb: IntArray): String {

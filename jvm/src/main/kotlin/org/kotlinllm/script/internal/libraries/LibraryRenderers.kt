@@ -21,7 +21,7 @@ internal interface LibraryRenderer {
  * the names in its own class hierarchy, and the library is called by reflection through that class's loader.
  */
 internal object LibraryRenderers {
-    private val renderers: List<LibraryRenderer> = listOf(DataFrames, LetsPlotFigures)
+    private val renderers: List<LibraryRenderer> get() = Libraries.renderers
 
     /** A value and the renderer that knows it. */
     class Match(val renderer: LibraryRenderer, private val value: Any, private val type: Class<*>) {

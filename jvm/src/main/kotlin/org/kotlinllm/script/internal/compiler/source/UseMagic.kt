@@ -4,56 +4,18 @@ import org.kotlinllm.script.dependencies.DeclaredValue
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
+import org.kotlinllm.script.internal.libraries.Libraries
 
 /**
  * `%use` as Kotlin notebooks write it (`%use dataframe, lets-plot(4.5.0)`, `%use kandy(v=0.8.0)`): the line loads the
  * libraries it names, as `@file:DependsOn` of their Maven coordinates would, and gives this and the later cells their
- * usual default imports. `%useLatestDescriptors` is accepted with a notice: the list of libraries is built in.
+ * usual default imports ([Libraries], the kernel's catalogue, says which it knows). `%useLatestDescriptors` is
+ * accepted with a notice: the list of libraries is built in.
  */
 internal object UseMagic {
 
-    /** A library `%use` knows: its artifacts (version-less: the latest stable) and its default imports. */
-    private class Known(val artifacts: List<String>, val imports: List<String>)
-
-    private val dataframePackages = listOf("", ".api", ".annotations", ".io", ".columns", ".dataTypes")
-    private val letsPlotPackages = listOf(
-        "", ".geom", ".stat", ".label", ".scale", ".facet", ".pos", ".coord", ".sampling", ".themes", ".tooltips", ".annotations",
-    )
-
-    private val libraries: Map<String, Known> = linkedMapOf(
-        "dataframe" to Known(
-            listOf("org.jetbrains.kotlinx:dataframe"),
-            dataframePackages.map { "org.jetbrains.kotlinx.dataframe$it.*" } + listOf("java.io.File", "java.net.URL"),
-        ),
-        "lets-plot" to Known(
-            listOf("org.jetbrains.lets-plot:lets-plot-kotlin-jvm"),
-            letsPlotPackages.map { "org.jetbrains.letsPlot$it.*" },
-        ),
-        "kandy" to Known(
-            listOf("org.jetbrains.kotlinx:kandy-lets-plot"),
-            listOf("org.jetbrains.kotlinx.kandy.dsl.*", "org.jetbrains.kotlinx.kandy.letsplot.layers.*"),
-        ),
-        "serialization" to Known(
-            listOf("org.jetbrains.kotlinx:kotlinx-serialization-json"),
-            listOf("kotlinx.serialization.*", "kotlinx.serialization.json.*"),
-        ),
-        "datetime" to Known(listOf("org.jetbrains.kotlinx:kotlinx-datetime"), listOf("kotlinx.datetime.*")),
-        "ktor-client" to Known(
-            listOf("io.ktor:ktor-client-core", "io.ktor:ktor-client-cio"),
-            listOf(
-                "io.ktor.client.*",
-                "io.ktor.client.engine.cio.*",
-                "io.ktor.client.request.*",
-                "io.ktor.client.statement.*",
-                "io.ktor.http.*",
-            ),
-        ),
-        // on the classpath and imported (kotlinx.coroutines.*) already
-        "coroutines" to Known(emptyList(), emptyList()),
-    )
-
     /** The names `%use` knows, as its error lists them. */
-    val names: Set<String> get() = libraries.keys
+    val names: Set<String> get() = Libraries.used.keys
 
     private val useLine = Regex("""^[ \t]*%(use|useLatestDescriptors)\b(.*)$""")
 
@@ -92,13 +54,16 @@ internal object UseMagic {
             if (requests.isEmpty()) diagnostics += Diagnostic(Severity.ERROR, NOTHING_NAMED, magicRange, ANOTHER_LIBRARY)
             for (request in requests) {
                 val range = source.range(request.start, request.end)
-                val known = libraries[request.name]
-                if (known == null) {
+                val known = Libraries.used[request.name]
+                val imports = known?.use?.imports
+                if (known == null || imports == null) {
                     diagnostics += Diagnostic(Severity.ERROR, unknown(request.name), range, ANOTHER_LIBRARY)
                     continue
                 }
-                val artifacts = known.artifacts.map { DeclaredValue(if (request.version == null) it else "$it:${request.version}", range) }
-                used += Library(request.name, range, artifacts, known.imports)
+                val artifacts = known.coordinates.map { coordinates ->
+                    DeclaredValue(if (request.version == null) coordinates else "$coordinates:${request.version}", range)
+                }
+                used += Library(request.name, range, artifacts, imports)
             }
         }
         return if (found) Used(code.toString(), used, diagnostics) else null
@@ -147,7 +112,7 @@ internal object UseMagic {
     ): String = "`%use ${names.joinToString(", ")}` loaded for the next cells; nothing else of this cell ran"
 
     private fun unknown(name: String): String =
-        "`%use $name`: unknown library '$name'; this kernel's %use knows ${libraries.keys.joinToString(", ")}"
+        "`%use $name`: unknown library '$name'; this kernel's %use knows ${names.joinToString(", ")}"
 
     private const val ANOTHER_LIBRARY: String =
         "for another library write @file:DependsOn(\"group:artifact:version\") with the Maven coordinates of its artifact"
