@@ -4,6 +4,7 @@ import io.github.oshai.kotlinlogging.KotlinLogging
 import org.kotlinllm.script.internal.compiler.source.DeclaredName
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 import org.kotlinllm.script.internal.libraries.DataFrameAccessors
+import org.kotlinllm.script.internal.libraries.DataFrameNames
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.internal.session.SessionSymbols
 import org.kotlinllm.script.runtime.ProvidedValues
@@ -84,6 +85,7 @@ internal class ColumnAccessors(
         when (val failure = redeclare(name, value, frame, wanted.mutable, hidden)) {
             null -> typed[name] = Typed(value, frameMarker, wanted.mutable)
             else -> {
+                // a marker the generator remembers but that did not compile would be named by the next frame's conversion
                 frames.forget(frame.declarations)
                 report("`$name`", failure)
             }
@@ -101,19 +103,19 @@ internal class ColumnAccessors(
         }
         // a frame typed by a @DataSchema type (`DataFrame<Person>`, `df.cast<Person>()`) keeps it: it has accessors;
         // one of another type (`listOf(1).toDataFrame()` is a `DataFrame<Int>`) is given a marker like `DataFrame<*>`
-        val argument = symbols.signature(name)?.let(::frameArgument)
+        val argument = symbols.signature(name)?.let(DataFrameNames::frameArgument)
         if (argument == null || argument in dataSchemas) {
             typed.remove(name)
             return null
         }
-        return Wanted(argument.takeIf { it.startsWith(MARKER_PREFIX) }, VAR.containsMatchIn(declaration.header))
+        return Wanted(argument.takeIf { it.startsWith(DataFrameNames.MARKER_PREFIX) }, VAR.containsMatchIn(declaration.header))
     }
 
     /** Declares the property [name] again as [frame]'s marker type, its [value] handed over; null when it ran, else why not. */
     private fun redeclare(name: String, value: Any, frame: DataFrameAccessors.Frame, mutable: Boolean, hidden: HiddenNames): String? {
         val id = ProvidedValues.register(mapOf(name to value))
         try {
-            val handedOver = "(${ProvidedValues::class.qualifiedName}.get(${id}L, \"$name\") as $DATA_FRAME<*>)"
+            val handedOver = "(${ProvidedValues::class.qualifiedName}.get(${id}L, \"$name\") as ${DataFrameNames.DATA_FRAME}<*>)"
             val statement = "${if (mutable) "var" else "val"} `$name` = ${SnippetNames.clean(frame.convert(handedOver))}"
             val code = if (frame.declarations.isEmpty()) statement else "${SnippetNames.clean(frame.declarations)}\n$statement"
             return run(hidden.next(), code)
@@ -139,7 +141,7 @@ internal class ColumnAccessors(
      */
     private fun run(fileName: String, code: String): String? {
         val started = System.nanoTime()
-        val run = runHidden(fileName, code, DataFrameAccessors.IMPORTS)
+        val run = runHidden(fileName, code, DataFrameNames.ACCESSOR_IMPORTS)
         run.snippetClass?.let { hiddenClass -> declared(code, hiddenClass) }
         logger.debug { "hidden snippet $fileName in ${(System.nanoTime() - started) / 1_000_000} ms: ${run.failure ?: "ran"}" }
         if (run.failure != null) logger.debug { "the code of $fileName:\n$code" }
@@ -172,15 +174,7 @@ internal class ColumnAccessors(
     }
 
     private companion object {
-        const val DATA_FRAME = "org.jetbrains.kotlinx.dataframe.DataFrame"
-
-        /** The names DataFrame's generator gives its markers. */
-        const val MARKER_PREFIX = "_DataFrameType"
         val VAR = Regex("""(^|\s)var\s""")
         val REDECLARATION = Regex("""^(?:val|var) `([^`]+)` = """, RegexOption.MULTILINE)
-        val FRAME_TYPE = Regex(""":\s*(?:[\w.]+\.)?(?:DataFrame<(.+)>|AnyFrame)\??\s*$""")
-
-        /** `*` or the type argument of a signature's `DataFrame<…>` (`AnyFrame` is `DataFrame<*>`); null for another type. */
-        fun frameArgument(signature: String): String? = FRAME_TYPE.find(signature)?.let { it.groupValues[1].ifEmpty { "*" } }
     }
 }
