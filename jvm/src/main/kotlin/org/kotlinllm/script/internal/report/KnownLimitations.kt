@@ -1,6 +1,8 @@
 package org.kotlinllm.script.internal.report
 
+import org.kotlinllm.script.diagnostics.CompilerTexts
 import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.diagnostics.SourceText
@@ -28,8 +30,12 @@ internal class KnownLimitations(
         if (!serializationPlugin) return diagnostics
         return diagnostics.map { diagnostic ->
             val range = diagnostic.range
-            if (diagnostic.hint != null || range == null || diagnostic.message != UNRESOLVED_SERIALIZER) return@map diagnostic
-            val before = source.text.substring(0, source.offset(range.startLine, range.startColumn))
+            if (diagnostic.hint != null || range == null || diagnostic.name != DiagnosticNames.UNRESOLVED_REFERENCE) return@map diagnostic
+            val start = source.offset(range.startLine, range.startColumn)
+            val reference = source.text.substring(start, source.offset(range.endLine, range.endColumn).coerceAtLeast(start))
+            // on a class, not on a value of a type
+            if (reference != SERIALIZER || CompilerTexts.RECEIVER_TYPE.containsMatchIn(diagnostic.message)) return@map diagnostic
+            val before = source.text.substring(0, start)
             val receiver = CLASS_RECEIVER.find(before)?.groupValues?.get(1) ?: return@map diagnostic
             diagnostic.copy(
                 hint = "a known limitation of the K2 REPL: the serializer() that kotlinx.serialization generates is not " +
@@ -45,11 +51,11 @@ internal class KnownLimitations(
         val line = SnippetNames.clean("${root.javaClass.simpleName}: ${root.message.orEmpty().lineSequence().first()}")
         // KT-77816: listed as fixed in 2.4.0-Beta2, but a const val of an earlier snippet (top-level, or of an object
         // or companion) still crashes the constant evaluator of 2.4.21 where it is used: "Unknown function: MAX(Limits)"
-        val constant = causes.firstNotNullOfOrNull { UNKNOWN_CONSTANT.find(it.message.orEmpty())?.groupValues?.get(1) }
+        val constant = causes.firstNotNullOfOrNull { CompilerTexts.UNKNOWN_CONSTANT.find(it.message.orEmpty())?.groupValues?.get(1) }
         // no public KT issue: a call of toString(), hashCode() or equals() on a data class nested in a class of an
         // earlier snippet, the user's or one in inlined code, crashes the 2.4.21 backend ("Only componentN functions
         // should be cached this way"); `==`, string templates and calls through Any compile
-        val member = causes.firstNotNullOfOrNull { NESTED_DATA_MEMBER.find(it.message.orEmpty())?.groupValues?.get(1) }
+        val member = causes.firstNotNullOfOrNull { CompilerTexts.NESTED_DATA_MEMBER.find(it.message.orEmpty())?.groupValues?.get(1) }
         // the user's own call of it, if any (code it calls may make it too: an inline function's)
         val call = member?.let { name ->
             Regex("""\.\s*($name)\s*\(""").find(parsed.source.text)?.groups?.get(1)?.range
@@ -84,10 +90,7 @@ internal class KnownLimitations(
     }
 
     private companion object {
-        val UNKNOWN_CONSTANT = Regex("""Unknown function: (\w+)\(Snippet\d+[.\w]*\)""")
-        val NESTED_DATA_MEMBER =
-            Regex("""Only componentN functions should be cached this way, but got: .*\bfun (toString|hashCode|equals)\(""")
-        const val UNRESOLVED_SERIALIZER = "Unresolved reference 'serializer'."
+        const val SERIALIZER = "serializer"
 
         /** A class named before `.serializer`: `Person.`, `Outer.Inner.` (the last name is the class). */
         val CLASS_RECEIVER = Regex("""\b((?:[A-Z]\w*\.)*[A-Z]\w*)\.\s*$""")

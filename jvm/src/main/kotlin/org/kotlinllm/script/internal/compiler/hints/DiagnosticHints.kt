@@ -7,7 +7,9 @@ import org.jetbrains.kotlin.psi.KtImportDirective
 import org.jetbrains.kotlin.psi.KtQualifiedExpression
 import org.jetbrains.kotlin.psi.KtSimpleNameExpression
 import org.jetbrains.kotlin.psi.KtUserType
+import org.kotlinllm.script.diagnostics.CompilerTexts
 import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import org.kotlinllm.script.diagnostics.Fixes
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
@@ -35,8 +37,9 @@ internal class DiagnosticHints(
         val rooted = FollowOnErrors.group(parsed, diagnostics)
         var asked = 0
         return rooted.map { diagnostic ->
-            if (diagnostic.severity == Severity.ERROR && diagnostic.name == FUNCTION_EXPECTED) return@map propertyCalled(parsed, diagnostic)
-            if (diagnostic.severity != Severity.ERROR || diagnostic.name !in UNRESOLVED || asked >= MOST_HINTED) return@map diagnostic
+            val error = diagnostic.severity == Severity.ERROR
+            if (error && diagnostic.name == DiagnosticNames.FUNCTION_EXPECTED) return@map propertyCalled(parsed, diagnostic)
+            if (!error || diagnostic.name !in UNRESOLVED || asked >= MOST_HINTED) return@map diagnostic
             asked++
             val fixes = runCatching { fixes(parsed, diagnostic) }.getOrDefault(Fixes.NONE)
             if (fixes.isEmpty) diagnostic else diagnostic.copy(fixes = fixes)
@@ -62,7 +65,7 @@ internal class DiagnosticHints(
         val name = reference.getReferencedName()
         PsiTreeUtil.getParentOfType(reference, KtImportDirective::class.java)?.let { return importFixes(it, reference) }
         val place = Place.of(reference)
-        val receiver = RECEIVER.find(diagnostic.message)?.groupValues?.get(1)?.let(::simpleType)
+        val receiver = CompilerTexts.RECEIVER_TYPE.find(diagnostic.message)?.groupValues?.get(1)?.let(::simpleType)
         val imports = imports(name, place, receiver, memberAfter(reference))
         if (imports.isNotEmpty()) return Fixes(imports = imports)
         if (place != Place.MEMBER) {
@@ -163,9 +166,7 @@ internal class DiagnosticHints(
     }
 
     private companion object {
-        val UNRESOLVED = setOf("UNRESOLVED_REFERENCE", "UNRESOLVED_IMPORT")
-        const val FUNCTION_EXPECTED = "FUNCTION_EXPECTED"
-        val RECEIVER = Regex("""on receiver of type '([^']+)'""")
+        val UNRESOLVED = setOf(DiagnosticNames.UNRESOLVED_REFERENCE, DiagnosticNames.UNRESOLVED_IMPORT)
         const val OBJECT = "java.lang.Object"
         const val MOST_IMPORTS = 5
 

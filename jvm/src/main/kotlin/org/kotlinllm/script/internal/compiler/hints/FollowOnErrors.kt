@@ -4,6 +4,7 @@ import org.jetbrains.kotlin.com.intellij.psi.util.PsiTreeUtil
 import org.jetbrains.kotlin.psi.KtCallExpression
 import org.jetbrains.kotlin.psi.KtSimpleNameExpression
 import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
@@ -16,7 +17,8 @@ import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 internal object FollowOnErrors {
 
     /** Errors the compiler reports at a call whose arguments failed: they go once those are fixed. */
-    private val INFERENCE = setOf("CANNOT_INFER_PARAMETER_TYPE", "CANNOT_INFER_VALUE_PARAMETER_TYPE")
+    private val INFERENCE =
+        setOf(DiagnosticNames.CANNOT_INFER_PARAMETER_TYPE, DiagnosticNames.CANNOT_INFER_VALUE_PARAMETER_TYPE)
 
     /** [diagnostics] without the errors that follow from another, each root counting them in [Diagnostic.followers]. */
     fun group(parsed: ParsedSnippet, diagnostics: List<Diagnostic>): List<Diagnostic> {
@@ -28,7 +30,7 @@ internal object FollowOnErrors {
             if (root != null) followers[root] = followers[root].orEmpty() + inference
         }
         for (root in errors) {
-            if (root.name != "UNRESOLVED_REFERENCE" || root in followers.values.flatten().toSet()) continue
+            if (root.name != DiagnosticNames.UNRESOLVED_REFERENCE || root in followers.values.flatten().toSet()) continue
             val spans = argumentSpans(parsed, root.range ?: continue)
             if (spans.isEmpty()) continue
             val inside = errors.filter {

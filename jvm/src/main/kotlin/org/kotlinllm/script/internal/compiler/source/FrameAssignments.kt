@@ -4,6 +4,8 @@ import org.jetbrains.kotlin.lexer.KtTokens
 import org.jetbrains.kotlin.psi.KtBinaryExpression
 import org.jetbrains.kotlin.psi.psiUtil.collectDescendantsOfType
 import org.kotlinllm.script.diagnostics.CompilerDiagnostics
+import org.kotlinllm.script.diagnostics.CompilerTexts
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -15,9 +17,6 @@ import kotlin.script.experimental.api.ScriptDiagnostic
  */
 internal object FrameAssignments : SecondAttempt {
 
-    private val MISMATCH = Regex(
-        """^Assignment type mismatch: actual type is '[^']*', but '(?:[\w.]+\.)?DataFrame<(?:[\w.]+\.)?(_DataFrameType\w*)>' was expected""",
-    )
     private const val DATA_FRAME = "org.jetbrains.kotlinx.dataframe.DataFrame"
 
     override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
@@ -25,8 +24,8 @@ internal object FrameAssignments : SecondAttempt {
         val fixed = mutableSetOf<ScriptDiagnostic>()
         val insertions = mutableListOf<SnippetRewrite.Insertion>()
         for (diagnostic in failed.filter { it.severity >= ScriptDiagnostic.Severity.ERROR }) {
-            if (CompilerDiagnostics.name(diagnostic) != "ASSIGNMENT_TYPE_MISMATCH") continue
-            val marker = MISMATCH.find(CompilerDiagnostics.text(diagnostic))?.groupValues?.get(1) ?: continue
+            if (CompilerDiagnostics.name(diagnostic) != DiagnosticNames.ASSIGNMENT_TYPE_MISMATCH) continue
+            val marker = CompilerTexts.FRAME_MARKER_EXPECTED.find(CompilerDiagnostics.text(diagnostic))?.groupValues?.get(1) ?: continue
             val start = diagnostic.location?.start ?: continue
             val offset = parsed.source.offset(start.line, start.col)
             // the compiler marks the assignment's `=`

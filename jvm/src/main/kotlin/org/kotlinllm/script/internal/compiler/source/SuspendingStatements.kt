@@ -6,6 +6,7 @@ import org.jetbrains.kotlin.psi.KtProperty
 import org.jetbrains.kotlin.psi.KtScript
 import org.jetbrains.kotlin.psi.KtScriptInitializer
 import org.kotlinllm.script.diagnostics.CompilerDiagnostics
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -24,10 +25,8 @@ internal object SuspendingStatements : SecondAttempt {
 
     private const val WRAPPER = "org.kotlinllm.script.runtime.runSuspending"
 
-    private val illegalSuspendCall = Regex(
-        """Suspend (function|property) '.*' can only be (called|accessed) from a coroutine or (another )?suspend function\.?""",
-        RegexOption.DOT_MATCHES_ALL,
-    )
+    private val illegalSuspendCall =
+        setOf(DiagnosticNames.ILLEGAL_SUSPEND_FUNCTION_CALL, DiagnosticNames.ILLEGAL_SUSPEND_PROPERTY_ACCESS)
 
     override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
         val script = parsed.file.script ?: return null
@@ -35,7 +34,7 @@ internal object SuspendingStatements : SecondAttempt {
         val fixed = HashSet<ScriptDiagnostic>()
         for (diagnostic in failed) {
             if (diagnostic.severity < ScriptDiagnostic.Severity.ERROR ||
-                !illegalSuspendCall.matches(CompilerDiagnostics.text(diagnostic))
+                CompilerDiagnostics.name(diagnostic) !in illegalSuspendCall
             ) continue
             val start = diagnostic.location?.start ?: continue
             val expression = topLevelExpressionAt(script, parsed.source.offset(start.line, start.col)) ?: continue
