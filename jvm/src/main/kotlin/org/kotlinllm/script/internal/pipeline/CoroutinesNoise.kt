@@ -1,6 +1,8 @@
 package org.kotlinllm.script.internal.pipeline
 
+import org.kotlinllm.script.diagnostics.CompilerTexts
 import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.DiagnosticNames
 import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.internal.compiler.Compilation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
@@ -23,7 +25,7 @@ internal class CoroutinesNoise(private val compiler: RewritingCompiler, private 
         classpath: List<File>,
         libraries: Collection<String>,
     ): List<Diagnostic> {
-        val noisy = reported.filter { diagnostic -> diagnostic.name == WRONG_RECEIVER && COROUTINES.any { it in diagnostic.message } }
+        val noisy = reported.filter { diagnostic -> diagnostic.name == DiagnosticNames.UNRESOLVED_REFERENCE_WRONG_RECEIVER && CompilerTexts.COROUTINES_CANDIDATE.containsMatchIn(diagnostic.message) }
             .mapNotNull { it.range }.toSet()
         if (noisy.isEmpty()) return reported
         val again = compiler.compileWithout(fileName, parsed, classpath, libraries, listOf(COROUTINES_IMPORT))
@@ -33,7 +35,8 @@ internal class CoroutinesNoise(private val compiler: RewritingCompiler, private 
         // the REPL reports a property of the same snippet called as a function (`val n = 5; n()`) so, which would
         // mislead more than the noise
         val plain = CompilerReports.of(again.diagnostics, fileName).filter {
-            it.range in noisy && (it.name == FUNCTION_EXPECTED || (it.name == UNRESOLVED && ON_RECEIVER in it.message))
+            it.range in noisy && (it.name == DiagnosticNames.FUNCTION_EXPECTED ||
+                (it.name == DiagnosticNames.UNRESOLVED_REFERENCE && CompilerTexts.RECEIVER_TYPE.containsMatchIn(it.message)))
         }
         if (plain.isEmpty()) return reported
         val first = reported.indexOfFirst { it.range in noisy }
@@ -42,13 +45,6 @@ internal class CoroutinesNoise(private val compiler: RewritingCompiler, private 
     }
 
     private companion object {
-        const val WRONG_RECEIVER = "UNRESOLVED_REFERENCE_WRONG_RECEIVER"
-        const val FUNCTION_EXPECTED = "FUNCTION_EXPECTED"
-        const val UNRESOLVED = "UNRESOLVED_REFERENCE"
-        const val ON_RECEIVER = "on receiver of type"
-
-        /** kotlinx.coroutines' extensions that the compiler offers for a missing call or `plus`, as its candidates name them. */
-        val COROUTINES = listOf("CoroutineDispatcher.invoke(", "CoroutineScope.plus(")
         const val COROUTINES_IMPORT = "kotlinx.coroutines.*"
     }
 }

@@ -6,6 +6,7 @@ import org.jetbrains.kotlin.psi.psiUtil.collectDescendantsOfType
 import org.kotlinllm.script.diagnostics.CompilerDiagnostics
 import org.kotlinllm.script.diagnostics.CompilerTexts
 import org.kotlinllm.script.diagnostics.DiagnosticNames
+import org.kotlinllm.script.internal.libraries.DataFrameNames
 import kotlin.script.experimental.api.ScriptDiagnostic
 
 /**
@@ -17,7 +18,6 @@ import kotlin.script.experimental.api.ScriptDiagnostic
  */
 internal object FrameAssignments : SecondAttempt {
 
-    private const val DATA_FRAME = "org.jetbrains.kotlinx.dataframe.DataFrame"
 
     override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
         val assignments = parsed.file.collectDescendantsOfType<KtBinaryExpression> { it.operationToken == KtTokens.EQ }
@@ -32,7 +32,7 @@ internal object FrameAssignments : SecondAttempt {
             val assigned = assignments.firstOrNull { it.operationReference.textRange.startOffset == offset }?.right ?: continue
             fixed += diagnostic
             insertions += SnippetRewrite.Insertion(assigned.textRange.startOffset, "@Suppress(\"UNCHECKED_CAST\") ((")
-            insertions += SnippetRewrite.Insertion(assigned.textRange.endOffset, ") as $DATA_FRAME<$marker>)")
+            insertions += SnippetRewrite.Insertion(assigned.textRange.endOffset, ") as ${DataFrameNames.DATA_FRAME}<$marker>)")
         }
         if (insertions.isEmpty()) return null
         return SnippetRewrite.avoiding(parsed.source, insertions, fixed)
