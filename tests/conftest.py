@@ -106,7 +106,7 @@ def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object
         yield km, kc
 
 
-#: The JDKs the fault tests run on: the default one, and a JDK 25 (no ``Thread.stop``) when one is installed.
+#: The JDKs the fault tests run on: the default one, and a JDK 25 (no ``Thread.stop``), which must be installed.
 FAULT_JDKS = ["default", "25"]
 
 

@@ -70,8 +70,6 @@ def test_idle_interrupt_is_harmless(mode_kernel: tuple[Any, Any]) -> None:
 def test_a_busy_loop_is_interrupted_on_jdk_25() -> None:
     """JDK 20+ has no Thread.stop: the engine's loop checks are what end a loop that ignores interrupts."""
     jdk25 = jdk_home(25)
-    if jdk25 is None:
-        pytest.skip("no JDK 25 found (set JDK25_HOME)")
     with running_kernel(extra_arguments=[f"--KotlinKernel.java_home={jdk25}"]) as (km, kc):
         warm_up(kc)
         assert execute(kc, 'System.getProperty("java.specification.version")').result == "25"
