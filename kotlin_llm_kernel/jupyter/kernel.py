@@ -34,15 +34,14 @@ from ..session.policy.interrupts import Unstoppable
 from ..session.policy.runs import Interrupt, Run, Runs
 from ..session.results import Error
 from ..session.surrogates import replace_lone_surrogates, surrogate_notice
-from ..session.worker import DaemonWorker
-from .cell_output import Cell, CellOutput
+from .cell_output import Cell, CellOutput, OutputBudget
 from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
-from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
 from .request_checks import CHECKED_REQUESTS, CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .streams import iopub_sent
+from .worker import DaemonWorker
 
 #: A request's handler as ipykernel's handler tables hold it: (stream, identities, message).
 Handler = Callable[[Any, Any, dict[str, Any]], Awaitable[None]]
