@@ -438,7 +438,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._session.result().exit_reported()
 
     def _ask_input(self, event: InputRequestEvent) -> None:
-        """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""
+        """Hands the request for the line ``event`` waits for to the stdin channel, whose thread asks the running
+        cell's frontend; on the event loop."""
         session = self._session.result()  # it asked: it runs
         cell = self._input_cell
         if cell is None or cell.number != event.snippet_number or cell.stop.is_set():
