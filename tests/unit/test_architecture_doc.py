@@ -88,6 +88,7 @@ def _table_rows(title: str) -> list[list[str]]:
 def _source_files() -> list[Path]:
     """The repository's files, without what tools and builds put there (virtualenvs, build output, the bundled jars)."""
     skipped = {".git", ".venv", "build", "target", "node_modules", "__pycache__", "jars"}
+    skipped |= {".pytest_cache", ".mypy_cache", ".ruff_cache"}
     found = []
     for folder, folders, files in os.walk(ROOT):
         folders[:] = [name for name in folders if name not in skipped]
@@ -127,8 +128,9 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def _members(body: list[ast.stmt]) -> dict[str, ast.AST]:
-    """What a module or class body defines: functions, classes, assigned names, fields, imported names."""
+def _members(body: list[ast.stmt], imports: bool = False) -> dict[str, ast.AST]:
+    """What a module or class body defines: functions, classes, assigned names, fields; with ``imports``, the names it
+    imports too (what a package's ``__init__`` offers)."""
     found: dict[str, ast.AST] = {}
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -137,10 +139,10 @@ def _members(body: list[ast.stmt]) -> dict[str, ast.AST]:
             found.update({target.id: node for target in node.targets if isinstance(target, ast.Name)})
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             found[node.target.id] = node
-        elif isinstance(node, ast.ImportFrom | ast.Import):
+        elif imports and isinstance(node, ast.ImportFrom | ast.Import):
             found.update({(alias.asname or alias.name).split(".")[0]: node for alias in node.names})
         elif isinstance(node, ast.If):  # `if TYPE_CHECKING:` imports
-            found.update(_members(node.body))
+            found.update(_members(node.body, imports))
     return found
 
 
@@ -154,12 +156,13 @@ def _python_classes() -> dict[str, list[ast.ClassDef]]:
     return found
 
 
-def _attribute_path(node: ast.AST, rest: list[str]) -> bool:
-    """Whether the names of ``rest`` lead, member by member, from ``node`` (a module or class) to a definition."""
-    for name in rest:
+def _attribute_path(node: ast.AST, rest: list[str], package: bool = False) -> bool:
+    """Whether the names of ``rest`` lead, member by member, from ``node`` (a module or class; a ``package``'s
+    ``__init__`` also by what it imports) to a definition."""
+    for index, name in enumerate(rest):
         if not isinstance(node, ast.Module | ast.ClassDef):
             return False
-        member = _members(node.body).get(name)
+        member = _members(node.body, package and index == 0).get(name)
         if member is None:
             return False
         node = member
@@ -177,7 +180,7 @@ def _python_name(parts: list[str]) -> bool:
                 path = sub.with_suffix(".py") if sub.with_suffix(".py").exists() else sub / "__init__.py"
                 node = _tree(path)
                 continue
-            if _attribute_path(node, parts[index:]):
+            if _attribute_path(node, parts[index:], path.name == "__init__.py"):
                 return True
             break
         else:
