@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check: the Python unit tests first (a second; a failure ends the run at once), the lint, format and type
-# checks of kotlin_llm_kernel/, the engine's JVM tests with Maven (on the default JDK, and again on a JDK 25 when one
-# is found) and all Python tests with pytest (real kernels over the real protocol). Exits non-zero on any failure.
+# checks of kotlin_llm_kernel/, the engine's JVM tests with Maven (on the default JDK, and again on a JDK 25, which
+# scripts/find-jdk.sh finds) and all Python tests with pytest (real kernels over the real protocol; those on JDK 25
+# fail without one). Exits non-zero on any failure, a missing JDK 25 included.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -20,12 +21,13 @@ echo "== mypy (kotlin_llm_kernel) =="
 echo "== JVM tests (default JDK) =="
 mvn -B -f jvm/pom.xml verify -Dengine.build.dir="$PWD/build/jvm-verify" || failed=1
 
-jdk25=$(bash scripts/find-jdk.sh 25 || true)
-if [ -n "$jdk25" ]; then
+# JDK 25 (no Thread.stop) is part of the check, not an option: without one this lane fails, after the others ran.
+if jdk25=$(bash scripts/find-jdk.sh 25); then
     echo "== JVM tests (JDK 25 at $jdk25) =="
     JAVA_HOME="$jdk25" mvn -B -f jvm/pom.xml verify -Dengine.build.dir="$PWD/build/jvm-verify-25" || failed=1
 else
-    echo "== JVM tests on JDK 25 skipped: no JDK 25 found (set JDK25_HOME to point at one) =="
+    echo "== JVM tests on JDK 25: FAILED, no JDK 25 found (how to get one: above); the other checks go on ==" >&2
+    failed=1
 fi
 
 echo "== Python tests =="

@@ -1,8 +1,9 @@
-"""Every test sees the kernelspecs of this checkout in a private JUPYTER_PATH (set before any kernel starts); the
-tests outside tests/unit/ are marked slow."""
+"""Every test runs with a private JUPYTER_PATH and Jupyter config dir; the kernelspecs of this checkout are installed
+there before the first test outside tests/unit/ (those are marked slow) and its fixtures start a kernel."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -19,25 +20,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kotlin_llm_kernel.install import install, kernel_spec  # noqa: E402
 
 _JUPYTER = Path(tempfile.mkdtemp(prefix="kotlin-llm-tests-"))
+os.environ["JUPYTER_PATH"] = str(_JUPYTER / "share" / "jupyter")
+os.environ["JUPYTER_CONFIG_DIR"] = str(_JUPYTER / "config")  # no user configuration leaks in
+os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+# Class-data sharing archives go to a private cache, not the user's (the first kernel makes one there).
+os.environ["KOTLIN_LLM_CACHE_DIR"] = str(_JUPYTER / "cache")
+
+_UNIT = Path(__file__).resolve().parent / "unit"
 
 
+@functools.cache
 def _install_kernelspecs() -> None:
+    """The kernelspecs of this checkout into the private JUPYTER_PATH, once (with jupyter_client, which the unit
+    tests need not have)."""
     install(prefix=str(_JUPYTER))
     signal_dir = _JUPYTER / "share" / "jupyter" / "kernels" / "kotlin-llm-signal"
     signal_dir.mkdir(parents=True, exist_ok=True)
     spec = kernel_spec() | {"interrupt_mode": "signal", "display_name": "Kotlin (LLM, signal interrupts)"}
     (signal_dir / "kernel.json").write_text(json.dumps(spec, indent=2), encoding="utf-8")
-    os.environ["JUPYTER_PATH"] = str(_JUPYTER / "share" / "jupyter")
-    os.environ["JUPYTER_CONFIG_DIR"] = str(_JUPYTER / "config")  # no user configuration leaks in
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    # Class-data sharing archives go to a private cache, not the user's (the first kernel makes one there).
-    os.environ["KOTLIN_LLM_CACHE_DIR"] = str(_JUPYTER / "cache")
 
 
-_install_kernelspecs()
-
-
-_UNIT = Path(__file__).resolve().parent / "unit"
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Installs the kernelspecs before the first test outside tests/unit/, ahead of its fixtures (a kernel)."""
+    if _UNIT not in item.path.parents:
+        _install_kernelspecs()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -106,7 +113,7 @@ def mode_kernel(request: pytest.FixtureRequest) -> Iterator[tuple[object, object
         yield km, kc
 
 
-#: The JDKs the fault tests run on: the default one, and a JDK 25 (no ``Thread.stop``) when one is installed.
+#: The JDKs the fault tests run on: the default one, and a JDK 25 (no ``Thread.stop``), which must be installed.
 FAULT_JDKS = ["default", "25"]
 
 

@@ -150,19 +150,21 @@ def warm_up(kc: BlockingKernelClient) -> None:
     collect(kc, kc.execute("1 + 1", silent=True), timeout=STARTUP_TIMEOUT)
 
 
-def jdk_home(version: int) -> str | None:
-    """The home of an installed JDK of ``version`` (``scripts/find-jdk.sh``), or None."""
+def jdk_home(version: int) -> str:
+    """The home of an installed JDK of ``version`` (``scripts/find-jdk.sh``); fails the test, saying how to get one,
+    when there is none: a JDK the tests name is part of the check, not an option."""
     script = ROOT / "scripts" / "find-jdk.sh"
     found = subprocess.run(["bash", str(script), str(version)], capture_output=True, text=True, check=False)
-    return found.stdout.strip() or None
+    home = found.stdout.strip()
+    if found.returncode != 0 or not home:
+        pytest.fail(found.stderr.strip() or f"scripts/find-jdk.sh found no JDK {version}", pytrace=False)
+    return home
 
 
 def jdk_arguments(jdk: str) -> list[str]:
-    """The kernel's arguments that run it on ``jdk`` ("default", or a version such as "25"); skips the test when
-    that JDK is not installed."""
+    """The kernel's arguments that run it on ``jdk`` ("default", or a version such as "25"); fails the test when
+    that JDK is not installed (:func:`jdk_home`)."""
     if jdk == "default":
         return []
     home = jdk_home(int(jdk))
-    if home is None:
-        pytest.skip(f"no JDK {jdk} found (set JDK{jdk}_HOME)")
     return [f"--KotlinKernel.java_home={home}"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kotlin_llm_kernel import Error, ScriptSession, SessionOptions, Value
 
-ROOT = Path(__file__).resolve().parent.parent
+from kernel_client import jdk_home
 
 
 @pytest.fixture(scope="module")
@@ -92,12 +92,10 @@ def test_ctrl_c_cancels_the_snippet(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
 
 
-def test_runs_on_jdk25_when_present(tmp_path: Path) -> None:
-    home = subprocess.run(["bash", str(ROOT / "scripts" / "find-jdk.sh"), "25"], capture_output=True, text=True)
-    if home.returncode != 0:
-        pytest.skip("no JDK 25 found (set JDK25_HOME)")
+def test_runs_on_jdk25(tmp_path: Path) -> None:
+    home = jdk_home(25)
     script = "from kotlin_llm_kernel import ScriptSession\nwith ScriptSession() as s: print(s.execute('6 * 7').value)"
-    env = {"PATH": "/usr/bin:/bin", "JAVA_HOME": home.stdout.strip(), "HOME": str(Path.home())}
+    env = {"PATH": "/usr/bin:/bin", "JAVA_HOME": home, "HOME": str(Path.home())}
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
     )

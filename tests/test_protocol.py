@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -275,3 +276,31 @@ def test_is_complete(kc: Any) -> None:
     assert request(kc, "is_complete_request", code="fun f() {")["content"] == {"status": "incomplete", "indent": "    "}
     assert request(kc, "is_complete_request", code="1 + 1")["content"]["status"] == "complete"
     assert request(kc, "is_complete_request", code="1 + 1)")["content"]["status"] == "invalid"
+
+
+def control_request(kc: Any, msg_type: str, **content: Any) -> dict[str, Any]:
+    """Sends a shell request on the control channel, which accepts them too, and returns its reply there. The content
+    goes as ASCII JSON, as a client that escapes non-ASCII writes it (so it may hold a lone surrogate)."""
+    msg = kc.session.msg(msg_type, {})
+    msg["content"] = json.dumps(content, ensure_ascii=True).encode("ascii")  # sent as it is
+    kc.control_channel.send(msg)
+    while True:
+        reply = kc.get_control_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
+
+
+def test_requests_on_the_control_channel_are_checked_as_on_the_shell(kc: Any) -> None:
+    wrong = control_request(kc, "is_complete_request", code=1)
+    evalue = "invalid is_complete_request: `code` must be a string, not a number"
+    assert wrong["msg_type"] == "is_complete_reply"
+    assert wrong["content"] == {
+        "status": "error",
+        "ename": "InvalidRequest",
+        "evalue": evalue,
+        "traceback": [f"InvalidRequest: {evalue}"],
+    }
+    # the check lets a right one through to its handler, and cleans its code as on the shell
+    assert control_request(kc, "is_complete_request", code="fun f() {")["content"]["status"] == "incomplete"
+    cleaned = control_request(kc, "complete_request", code='"\ud800".leng', cursor_pos=12)["content"]
+    assert cleaned["status"] == "ok" and "length" in cleaned["matches"], cleaned

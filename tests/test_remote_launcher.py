@@ -334,16 +334,23 @@ def _namespace_pid(process: psutil.Process) -> int:
     return int(next(line for line in status.splitlines() if line.startswith("NSpid:")).split()[-1])
 
 
-def _can_unshare() -> bool:
-    done = subprocess.run([*PID1_CONTAINER, "true"], capture_output=True, check=False)
-    return done.returncode == 0
+def _require_unshare() -> None:
+    """Fails the test, saying why, when this machine cannot start a process in a new PID namespace."""
+    if shutil.which("unshare") is None:
+        pytest.fail("`unshare` is missing: install util-linux (apt-get install util-linux)", pytrace=False)
+    done = subprocess.run([*PID1_CONTAINER, "true"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.fail(
+            f"`{' '.join(PID1_CONTAINER)} true` failed ({done.stderr.strip()}): a new PID namespace needs root or "
+            "user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container run with CAP_SYS_ADMIN)",
+            pytrace=False,
+        )
 
 
 def test_bootstrap_as_process_1(remote: Remote) -> None:
     """In a container the bootstrap script is process 1: the kernel must not take it for an ended parent (ipykernel
     exits within a second when its parent is process 1)."""
-    if shutil.which("unshare") is None or not _can_unshare():
-        pytest.skip("no new PID namespace here (unshare --pid needs root or user namespaces)")
+    _require_unshare()
     with started(remote.loop, remote.log_dir, kernel_name=PID1_KERNEL_NAME) as pod:
         assert execute(pod.kc, 'println("still here")').stdout == "still here\n"
         processes = pod.kernel_processes()

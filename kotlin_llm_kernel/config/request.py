@@ -26,8 +26,8 @@ class SessionRequest:
     resolution_timeout: float | None = None  # seconds
     #: Bytes of rich data one display or value may carry before only its text is kept (None: the engine's 10 MB).
     max_display_bytes: int | None = None
-    #: Seconds a snippet may run before it is interrupted (0: no limit), as :mod:`.cell_timer` counts them; the host
-    #: (the kernel, the Python API) enforces it, not the engine.
+    #: Seconds a snippet may run before it is interrupted (0: no limit), as :mod:`.time_limit_error` counts them; the
+    #: host (the kernel, the Python API) enforces it, not the engine.
     cell_time_limit: float = 0.0
 
     def __post_init__(self) -> None:

@@ -1,6 +1,6 @@
 """The time limit per cell (setting ``cell_time_limit``, variable ``KERNEL_CELL_TIME_LIMIT``): reading it.
 
-What counts and what a cell past it gets: :mod:`.cell_timer`.
+What counts and what a cell past it gets: :mod:`.time_limit_error`.
 """
 
 from __future__ import annotations

@@ -2,14 +2,15 @@
 
 Output goes under the cell that was running when it was printed (the engine tags it with the snippet number);
 output printed between cells goes under the last cell. A running cell's output is coalesced into few stream
-messages and cut past its budget; a cell's settled future is resolved after all of its output was sent.
+messages (:func:`coalesce`) and cut visibly past its budget (:class:`OutputBudget`); a cell's settled future is
+resolved after all of its output was sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,6 @@ from ..session.events import (
     ProcessExitEvent,
     SettledEvent,
 )
-from .output import OutputBudget, coalesce
 from .process_exit import exit_error, exit_notice
 
 #: Sends one stream message (stream name, text) under a parent header (None: the current one).
@@ -33,6 +33,50 @@ MessageSender = Callable[[str, "dict[str, Any]", "dict[str, Any] | None"], None]
 InputAsker = Callable[[InputRequestEvent], None]
 #: Told that the process ends, and whether a cell was settled with the error saying so (its reply is on its way).
 ExitListener = Callable[[ProcessExitEvent, bool], None]
+
+
+def coalesce(chunks: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Adjacent chunks of the same stream joined, order kept."""
+    merged: list[tuple[str, str]] = []
+    for stream, text in chunks:
+        if not text:
+            continue
+        if merged and merged[-1][0] == stream:
+            merged[-1] = (stream, merged[-1][1] + text)
+        else:
+            merged.append((stream, text))
+    return merged
+
+
+@dataclass
+class OutputBudget:
+    """At most ``limit`` characters of a cell's output are shown; the rest is counted and reported."""
+
+    limit: int
+    shown: int = 0
+    cut_chars: int = 0
+    cut_lines: int = 0
+
+    def admit(self, text: str) -> str:
+        """The part of ``text`` that is still within the limit."""
+        room = max(self.limit - self.shown, 0) if self.limit > 0 else len(text)
+        if len(text) <= room:
+            self.shown += len(text)
+            return text
+        kept, dropped = text[:room], text[room:]
+        self.shown += len(kept)
+        self.cut_chars += len(dropped)
+        self.cut_lines += dropped.count("\n")
+        return kept
+
+    def notice(self) -> str | None:
+        """The line telling what was cut, or None when nothing was."""
+        if not self.cut_chars:
+            return None
+        return (
+            f"\n[kotlin-llm] output cut: the last {self.cut_chars:,} characters ({self.cut_lines:,} lines) of this "
+            f"cell were not shown, past the limit of {self.limit:,} characters (KotlinKernel.max_output_chars).\n"
+        )
 
 
 @dataclass

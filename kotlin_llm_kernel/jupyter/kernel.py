@@ -14,6 +14,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -33,16 +34,17 @@ from ..session.policy.interrupts import Unstoppable
 from ..session.policy.runs import Interrupt, Run, Runs
 from ..session.results import Error
 from ..session.surrogates import replace_lone_surrogates, surrogate_notice
-from ..session.worker import DaemonWorker
-from .cell_output import Cell, CellOutput
+from .cell_output import Cell, CellOutput, OutputBudget
 from .completeness import check
 from .console_exit import ask_exit_payload, exit_word
-from .output import OutputBudget
 from .process_exit import exit_error, wait_until_shell_sent
-from .request_checks import CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
+from .request_checks import CHECKED_REQUESTS, CODE_REQUESTS, HISTORY_FIELDS, cursor_in, request_problem
 from .stdin_channel import InputRequest, StdinChannel, iopub_flusher
 from .streams import iopub_sent
+from .worker import DaemonWorker
 
+#: A request's handler as ipykernel's handler tables hold it: (stream, identities, message).
+Handler = Callable[[Any, Any, dict[str, Any]], Awaitable[None]]
 #: How long an exit of the process by library code waits for the client to be told (see _process_exits).
 EXIT_REPORT_MILLIS = 10_000
 #: The kernel's language_info; "version" becomes the engine's Kotlin version once the JVM runs.
@@ -101,6 +103,7 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._check_requests()
         self.language_info = dict(LANGUAGE_INFO)
         self._set_log_level(self.log_level)
         self._worker = DaemonWorker("kotlin-llm-worker")
@@ -202,32 +205,27 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             self.session.send(stream, reply_type, reply, parent, metadata=metadata, ident=ident)
         return False
 
+    def _check_requests(self) -> None:
+        """Puts :meth:`_checked` before the handler of every request type it checks, on the shell channel and on the
+        control channel (which accepts the shell's requests too)."""
+        for handlers in (self.shell_handlers, self.control_handlers):
+            for msg_type in CHECKED_REQUESTS:
+                handlers[msg_type] = self._checking(handlers[msg_type])
+
+    def _checking(self, handler: Handler) -> Handler:
+        """``handler``, run only when :meth:`_checked` lets its request through."""
+
+        async def checked(stream: Any, ident: Any, parent: dict[str, Any]) -> None:
+            if self._checked(stream, ident, parent):
+                await handler(stream, ident, parent)
+
+        return checked
+
     async def execute_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().execute_request(stream, ident, parent)
+        await super().execute_request(stream, ident, parent)
         if self._exit_replying:
             # after ipykernel's dispatch_shell, which publishes the idle status once this handler returns
             asyncio.get_running_loop().call_soon(self._let_exit_go_on)
-
-    async def complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().complete_request(stream, ident, parent)
-
-    async def inspect_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().inspect_request(stream, ident, parent)
-
-    async def is_complete_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().is_complete_request(stream, ident, parent)
-
-    async def history_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().history_request(stream, ident, parent)
-
-    async def comm_info_request(self, stream: Any, ident: Any, parent: dict[str, Any]) -> None:
-        if self._checked(stream, ident, parent):
-            await super().comm_info_request(stream, ident, parent)
 
     # --- execute ---
 
@@ -440,7 +438,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
         self._session.result().exit_reported()
 
     def _ask_input(self, event: InputRequestEvent) -> None:
-        """Asks the running cell's frontend for the line ``event`` waits for, on the stdin channel's thread."""
+        """Hands the request for the line ``event`` waits for to the stdin channel, whose thread asks the running
+        cell's frontend; on the event loop."""
         session = self._session.result()  # it asked: it runs
         cell = self._input_cell
         if cell is None or cell.number != event.snippet_number or cell.stop.is_set():

@@ -1,7 +1,8 @@
 """What is wrong with a shell request's content, if anything, so that it gets an error reply naming the field.
 
 ipykernel reads the fields of a request without checking them: a missing or mistyped one raised inside its handler,
-and the request got no reply at all. The kernel checks them here first (:meth:`.kernel.KotlinKernel._checked`).
+and the request got no reply at all. The kernel checks them here first (:meth:`.kernel.KotlinKernel._checked`, put
+before the handler of every :data:`CHECKED_REQUESTS` type).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ CODE_REQUESTS = frozenset({"execute_request", "complete_request", "inspect_reque
 #: The fields of a history_request that ipykernel passes on (``do_history``'s parameters); others are dropped.
 HISTORY_FIELDS = frozenset({"hist_access_type", "output", "raw", "session", "start", "stop", "n", "pattern", "unique"})
 _HISTORY_REQUIRED: dict[str, type] = {"hist_access_type": str, "output": bool, "raw": bool}
-_CHECKED_REQUESTS = CODE_REQUESTS | {"history_request", "comm_info_request"}
+#: The requests whose content is checked before ipykernel handles them (:meth:`.kernel.KotlinKernel._checking`).
+CHECKED_REQUESTS = CODE_REQUESTS | {"history_request", "comm_info_request"}
 _CURSOR_REQUESTS = {"complete_request", "inspect_request"}
 #: Optional fields of an execute_request and the JSON type each must have (null stands for absent).
 _EXECUTE_FIELDS: dict[str, type] = {
@@ -45,7 +47,7 @@ def request_problem(msg_type: str, content: Any, metadata: Any) -> str | None:
 
     ``cursor_pos`` may be null or any integer: :func:`cursor_in` places it inside ``code``.
     """
-    if msg_type not in _CHECKED_REQUESTS:
+    if msg_type not in CHECKED_REQUESTS:
         return None
     if not isinstance(content, dict):
         return f"the content must be an object, not {json_type(content)}"

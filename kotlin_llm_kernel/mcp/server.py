@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..config.time_limit import checked_limit
+from ..session.kotlin_strings import kotlin_string
 from ..session.results import Value
 from .bounded import TEXT_LIMIT
 from .kotlin_session import KotlinSession
@@ -169,9 +170,3 @@ def build_server(session: KotlinSession | None = None, text_limit: int = TEXT_LI
         )
 
     return server
-
-
-def kotlin_string(text: str) -> str:
-    """``text`` as a Kotlin string literal (``$`` escaped, as it would start a template)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("\n", "\\n")
-    return f'"{escaped}"'

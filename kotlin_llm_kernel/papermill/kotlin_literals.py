@@ -1,15 +1,17 @@
 """Python values (papermill's parameters: what JSON and YAML give) as Kotlin source: literals with their static types,
 names, the declarations of a parameters cell (in the types the notebook's own parameters cell declares, when it
-does), and the parameters a cell declares. Pure, so without papermill."""
+does), and the parameters a cell declares. Strings are written by ``session/kotlin_strings.py``, as the MCP server's
+are. Pure, so without papermill."""
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+from ..session.kotlin_strings import kotlin_string
 
 # Hard keywords: not names unless in backticks. Soft and modifier keywords (`by`, `value`, `open`, …) are names.
 HARD_KEYWORDS = frozenset(
@@ -20,11 +22,6 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _UNDERSCORES = re.compile(r"_+\Z")  # `_`, `__`, … are reserved unless in backticks
 # What the Kotlin compiler refuses in a backticked name on the JVM (and what would end the backticks or the line).
 _NOT_IN_BACKTICKS = ".;[]/<>:\\`\r\n"
-
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "$": "\\$", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b"}
-# Characters written as \uXXXX: controls, invisible format characters (bidi overrides, zero-width ones), surrogates,
-# private use, unassigned, line and paragraph separators, and spaces other than U+0020, so the cell shows them.
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -83,27 +80,6 @@ def kotlin_name(name: object) -> str:
             "rename it (letters, digits and _ always work)"
         )
     return f"`{name}`"
-
-
-def kotlin_string(text: str) -> str:
-    """A Kotlin string literal of ``text``: ``$``, quotes, backslashes and line breaks escaped, invisible characters
-    as ``\\uXXXX`` (surrogate pairs beyond U+FFFF); printable ones such as ``é`` or ``日`` kept as they are."""
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif char != " " and unicodedata.category(char) in _ESCAPED_CATEGORIES:
-            out.append(_unicode_escape(ord(char)))
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _unicode_escape(code: int) -> str:
-    if code <= 0xFFFF:
-        return f"\\u{code:04X}"
-    code -= 0x10000
-    return f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04X}"
 
 
 def kotlin_literal(value: object, where: str = "") -> Literal:

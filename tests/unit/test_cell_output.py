@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from kotlin_llm_kernel.jupyter.cell_output import Cell, CellOutput
-from kotlin_llm_kernel.jupyter.output import OutputBudget
+from kotlin_llm_kernel.jupyter.cell_output import Cell, CellOutput, OutputBudget
 from kotlin_llm_kernel.session.events import (
     ClearOutputEvent,
     DisplayEvent,

@@ -9,8 +9,8 @@ import pytest
 from kotlin_llm_kernel.config.kernel_config import load
 from kotlin_llm_kernel.config.request import SessionRequest
 from kotlin_llm_kernel.config.time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
-from kotlin_llm_kernel.session.policy.cell_timer import time_limit_outcome
 from kotlin_llm_kernel.session.policy.interrupts import CANCELLED_WHILE_COMPILING, Unstoppable, interrupted_cell_error
+from kotlin_llm_kernel.session.policy.time_limit_error import time_limit_outcome
 from kotlin_llm_kernel.session.results import Error, Value
 from traitlets import TraitError
 

@@ -16,7 +16,6 @@ from kotlin_llm_kernel.papermill.kotlin_literals import (
     declared_parameters,
     kotlin_literal,
     kotlin_name,
-    kotlin_string,
     parse_type,
 )
 
@@ -52,24 +51,8 @@ def test_floats_are_double_literals_that_read_back_exactly() -> None:
     assert kotlin_literal(float("-inf")).code == "Double.NEGATIVE_INFINITY"
 
 
-def test_strings_escape_what_kotlin_would_read_otherwise() -> None:
-    assert kotlin_string('say "hi"') == r'"say \"hi\""'
-    assert kotlin_string("$HOME and ${x}") == r'"\$HOME and \${x}"'
-    assert kotlin_string("C:\\dir\\n") == r'"C:\\dir\\n"'
-    assert kotlin_string("a\nb\r\tc\bd") == r'"a\nb\r\tc\bd"'
-    assert kotlin_string("") == '""'
-    assert kotlin_string("it's") == '"it\'s"'
-
-
-def test_printable_unicode_stays_and_invisible_characters_are_escaped() -> None:
-    assert kotlin_string("é 日本 😀 Ω") == '"é 日本 😀 Ω"'
-    assert kotlin_string("\x00\x07\x1b\x7f") == r'"\u0000\u0007\u001B\u007F"'
-    # zero-width space, a right-to-left override, a byte order mark: would be invisible in the cell
-    assert kotlin_string("a\u200bb\u202ec\ufeff") == r'"a\u200Bb\u202Ec\uFEFF"'
-    assert kotlin_string("no\u00a0break\u2028line\u3000") == r'"no\u00A0break\u2028line\u3000"'
-    # a lone surrogate (from a command line that was not UTF-8) and private use beyond U+FFFF as UTF-16 escapes
-    assert kotlin_string("\udcff") == r'"\uDCFF"'
-    assert kotlin_string("\U000f0001") == r'"\uDB80\uDC01"'
+def test_a_string_value_is_an_escaped_kotlin_string() -> None:
+    assert kotlin_literal('say "$it"\t') == Literal(r'"say \"\$it\"\t"', "String")
 
 
 def test_lists_of_one_type_are_inferred_and_others_say_their_type() -> None:

@@ -1,5 +1,4 @@
-"""The MCP server's pure parts: texts cut with the whole kept in a file, outcomes as tool results, Kotlin string
-literals for add_dependency, and the command line."""
+"""The MCP server's pure parts: texts cut with the whole kept in a file, outcomes as tool results, the command line."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from kotlin_llm_kernel.mcp.bounded import TEXT_LIMIT, bound
 from kotlin_llm_kernel.mcp.kotlin_session import JvmSettings
 from kotlin_llm_kernel.mcp.progress import LastLine
 from kotlin_llm_kernel.mcp.results import run_result
-from kotlin_llm_kernel.mcp.server import kotlin_string
 from kotlin_llm_kernel.session.results import Error, ResolvedDependency, Value
 
 
@@ -76,10 +74,6 @@ def test_a_long_value_is_cut() -> None:
     assert result.structured_content["value"] == "y" * 20_000 and result.structured_content["truncated"] is True
     assert Path(path).read_text(encoding="utf-8") == "y" * 20_001
     Path(path).unlink()
-
-
-def test_kotlin_string_literals() -> None:
-    assert kotlin_string('a"b\\c$d\ne') == '"a\\"b\\\\c\\$d\\ne"'
 
 
 def test_the_command_line() -> None:

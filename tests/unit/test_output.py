@@ -1,8 +1,8 @@
-"""Coalescing a cell's output and cutting it past the limit (kotlin_llm_kernel.jupyter.output), without a kernel."""
+"""Coalescing a cell's output and cutting it past the limit (kotlin_llm_kernel.jupyter.cell_output), no kernel."""
 
 from __future__ import annotations
 
-from kotlin_llm_kernel.jupyter.output import OutputBudget, coalesce
+from kotlin_llm_kernel.jupyter.cell_output import OutputBudget, coalesce
 
 
 def test_adjacent_chunks_of_a_stream_are_joined_in_order() -> None:

@@ -26,8 +26,8 @@ from typing import Any, Protocol, TypeAlias
 from ..events import SettledEvent
 from ..jvmti import ThreadStopper
 from ..results import Error
-from .cell_timer import time_limit_outcome
 from .interrupts import Interruptible, Unstoppable, busy_error, interrupt, interrupted_cell_error, thread_stopper
+from .time_limit_error import time_limit_outcome
 
 _log = logging.getLogger(__name__)
 
