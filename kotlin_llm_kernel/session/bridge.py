@@ -1,8 +1,9 @@
 """The Python face of the engine's host API (``org.kotlinllm.script.host``): the only module touching its objects.
 
-Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`.results`), completions; every
-string crosses here (:func:`python_text`, :func:`java_string`), where lone surrogates become U+FFFD; and every
-offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
+Everything leaves here as Python data: events (:mod:`.events`) and outcomes (:mod:`.results`), read field by field
+as :mod:`.wire` declares (:func:`from_wire`), and completions; every string crosses here (:func:`python_text`,
+:func:`java_string`), where lone surrogates become U+FFFD; and every offset is a Python (code point) index, converted
+here from and to the engine's UTF-16 offsets.
 
 The JVM must be running (:func:`kotlin_llm_kernel.jvm.jvm.start_jvm`) before anything here is used. Snippets run on
 the engine's own session thread; nothing here runs Kotlin on the calling thread, so callers stay interruptible.
@@ -154,6 +155,10 @@ def _optional_string(value: Any) -> str | None:
     return None if value is None else python_text(value)
 
 
+#: The engine's JSON content of a bundle, sent as text to be parsed once (not value by value through JPype).
+_JSON_TEXT = f"{HOST}.JsonText"
+
+
 def from_java(value: Any) -> Any:
     """JSON-like Java data (what the engine sends as bundles and their metadata) as Python data: ``Map`` → dict
     (string keys), ``List`` → list, strings, numbers, booleans, ``null`` → None, and a ``JsonText`` parsed."""
@@ -173,10 +178,6 @@ def from_java(value: Any) -> Any:
     raise TypeError(f"the engine sent a {name} where JSON-like data was expected")
 
 
-#: The engine's JSON content of a bundle, sent as text to be parsed once (not value by value through JPype).
-_JSON_TEXT = f"{HOST}.JsonText"
-
-
 def _literal(allowed: tuple[str, ...], value: Any) -> str:
     text = python_text(value)
     if text not in allowed:
@@ -185,7 +186,8 @@ def _literal(allowed: tuple[str, ...], value: Any) -> str:
 
 
 def _reader(kind: Any) -> Callable[[Any], Any]:
-    """How a value the engine sent becomes a field of type ``kind``."""
+    """How a value the engine sent becomes a field of type ``kind``: by the type alone, so that a field added to a
+    dataclass and its Kotlin class needs nothing here."""
     if kind is str:
         return python_text
     if kind is int or kind is bool:
@@ -212,7 +214,7 @@ def _reader(kind: Any) -> Callable[[Any], Any]:
 
 @functools.cache
 def _fields(kind: type) -> list[tuple[str, Callable[[Any], Any]]]:
-    """Each field ``kind``'s engine sends, with how it is read from the engine's object."""
+    """Each field of ``kind`` that the engine sends, with how it is read from the engine's object."""
     shape = wire.SHAPES[kind]
     types = typing.get_type_hints(kind)
     readers: list[tuple[str, Callable[[Any], Any]]] = []
@@ -241,12 +243,12 @@ def from_wire(shape: wire.Shape, sent: Any) -> Any:
 
 def to_outcome(outcome: Any) -> Outcome:
     """The Python form of a ``HostOutcome``: an :class:`.Error` when it names one, else a :class:`.Value`."""
-    return from_wire(wire.VALUE if outcome.getEname() is None else wire.ERROR, outcome)  # type: ignore[no-any-return]
+    return typing.cast(Outcome, from_wire(wire.VALUE if outcome.getEname() is None else wire.ERROR, outcome))
 
 
 def to_event(event: Any) -> Event:
     """The Python form of a ``HostEvent``."""
-    return from_wire(wire.EVENTS[str(event.getClass().getSimpleName())], event)  # type: ignore[no-any-return]
+    return typing.cast(Event, from_wire(wire.EVENTS[str(event.getClass().getSimpleName())], event))
 
 
 @functools.cache
