@@ -11,7 +11,7 @@ from pathlib import Path
 
 import kotlin_llm_kernel
 import pytest
-from kotlin_llm_kernel.session import wire
+from kotlin_llm_kernel.session import bridge, wire
 from kotlin_llm_kernel.session.results import Phase
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +72,12 @@ def test_each_kotlin_property_is_read_or_said_why_not(kotlin_class: str) -> None
     assert unread <= _properties(kotlin_class), "UNREAD names a property the Kotlin class lacks"
     assert not unread & read, "UNREAD names a property that is read"
     assert _properties(kotlin_class) - read - unread == set(), f"properties of {kotlin_class} no dataclass reads"
+
+
+@pytest.mark.parametrize("shape", list(wire.SHAPES.values()), ids=lambda shape: shape.python.__name__)
+def test_the_bridge_reads_each_field_by_its_type(shape: wire.Shape) -> None:
+    readings = bridge._fields(shape.python)  # builds the readers only: no JVM needed
+    assert [name for name, _ in readings] == shape.sent()
 
 
 def test_the_phases_are_the_engines() -> None:
