@@ -10,16 +10,16 @@ class HostSettingsTest {
     @Test
     fun `the builder sets each setting by its name, and one not set keeps the engine's default`() {
         val built = HostSettings.builder()
-            .localRepository("/srv/m2")
+            .localRepository("local-m2")
             .repositories(listOf("https://repo.example/maven/"))
             .resolutionTimeoutMillis(7_000L)
-            .mavenSettings("/srv/settings.xml")
+            .mavenSettings("maven-settings.xml")
             .maxDisplayBytes(100L)
             .build()
-        assertEquals(Path.of("/srv/m2"), built.configuration.localRepository)
+        assertEquals(Path.of("local-m2"), built.configuration.localRepository)
         assertEquals(listOf("https://repo.example/maven/"), built.configuration.defaultRepositories)
         assertEquals(7.seconds, built.configuration.resolutionTimeout)
-        assertEquals(Path.of("/srv/settings.xml"), built.configuration.mavenSettings)
+        assertEquals(Path.of("maven-settings.xml"), built.configuration.mavenSettings)
         assertEquals(100L, built.maxDisplayBytes)
 
         val defaults = SessionConfiguration()
