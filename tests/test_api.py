@@ -46,6 +46,9 @@ def test_errors(session: ScriptSession) -> None:
     thrown = session.execute('error("boom")')
     assert isinstance(thrown, Error) and thrown.phase == "EVALUATION"
     assert (thrown.ename, thrown.evalue) == ("java.lang.IllegalStateException", "boom")
+    assert (error.snippet_number, thrown.snippet_number) == (number, number + 1), "each outcome carries its number"
+    assert session.check("1").snippet_number == number + 2, "a check: the number it was checked as"
+    assert session.execute("1").snippet_number == number + 2
 
 
 def test_output_is_collected(session: ScriptSession, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,12 @@ class JvmSettings:
     jvm_options: tuple[str, ...] = ()
 
 
+def _number(outcome: Value | Error, session: ScriptSession) -> int:
+    """The snippet number an outcome carries; for a snippet that was not submitted (``SessionBusy``) and has none, the
+    one it would have had, the next snippet's."""
+    return outcome.snippet_number or session.last_snippet_number + 1
+
+
 class KotlinSession:
     """One :class:`.ScriptSession` at a time. The SDK runs each tool call on a worker thread and may run two at once,
     while a session runs one snippet at a time in order: a lock makes the calls take turns, except :meth:`interrupt`,
@@ -58,15 +64,16 @@ class KotlinSession:
         self, code: str, time_limit: float | None, printed: Callable[[str, str], None] | None = None
     ) -> tuple[Value | Error, int]:
         session = self._started()
-        number = session.last_snippet_number + 1  # the number the engine gives the next snippet
-        return session.execute(code, time_limit=time_limit, printed=printed), number
+        outcome = session.execute(code, time_limit=time_limit, printed=printed)
+        return outcome, _number(outcome, session)
 
     def check(self, code: str) -> tuple[Value | Error, int]:
         """Compiles ``code`` as the next snippet would be, without running it: the outcome of its compilation and
         the number it was checked as (the next snippet's, which it keeps)."""
         with self._lock:
             session = self._started()
-            return session.check(code), session.last_snippet_number + 1
+            outcome = session.check(code)
+            return outcome, _number(outcome, session)
 
     def interrupt(self) -> bool:
         """Interrupts the running snippet, if any (not waiting for the lock, which its call holds); whether one ran."""

@@ -1,8 +1,9 @@
 """The Python face of the engine's host API (``org.kotlinllm.script.host``): the only module touching its objects.
 
-Everything leaves here as Python data: events (:mod:`.events`), outcomes (:mod:`.results`), completions; every
-string crosses here (:func:`python_text`, :func:`java_string`), where lone surrogates become U+FFFD; and every
-offset is a Python (code point) index, converted here from and to the engine's UTF-16 offsets.
+Everything leaves here as Python data: events (:mod:`.events`) and outcomes (:mod:`.results`), read field by field
+as :mod:`.wire` declares (:func:`from_wire`), and completions; every string crosses here (:func:`python_text`,
+:func:`java_string`), where lone surrogates become U+FFFD; and every offset is a Python (code point) index, converted
+here from and to the engine's UTF-16 offsets.
 
 The JVM must be running (:func:`kotlin_llm_kernel.jvm.jvm.start_jvm`) before anything here is used. Snippets run on
 the engine's own session thread; nothing here runs Kotlin on the calling thread, so callers stay interruptible.
@@ -10,9 +11,10 @@ the engine's own session thread; nothing here runs Kotlin on the calling thread,
 
 from __future__ import annotations
 
+import functools
 import json
-import re
 import threading
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,20 +22,12 @@ from typing import Any
 import jpype
 
 from ..config.request import SessionRequest
-from .events import (
-    ClearOutputEvent,
-    DisplayEvent,
-    Event,
-    InputRequestEvent,
-    OutputEvent,
-    ProcessExitEvent,
-    SettledEvent,
-)
+from . import wire
+from .events import Event
 from .jvmti import ThreadStopper
-from .results import Diagnostic, Error, Outcome, ResolvedDependency, Value
+from .results import Error, Outcome, Value
 from .surrogates import replace_lone_surrogates
-
-HOST = "org.kotlinllm.script.host"
+from .wire import HOST
 
 
 def python_text(value: Any) -> str:
@@ -161,105 +155,106 @@ def _optional_string(value: Any) -> str | None:
     return None if value is None else python_text(value)
 
 
+#: The engine's JSON content of a bundle, sent as text to be parsed once (not value by value through JPype).
+_JSON_TEXT = f"{HOST}.JsonText"
+
+
+def from_java(value: Any) -> Any:
+    """JSON-like Java data (what the engine sends as bundles and their metadata) as Python data: ``Map`` → dict
+    (string keys), ``List`` → list, strings, numbers, booleans, ``null`` → None, and a ``JsonText`` parsed."""
+    if value is None or not isinstance(value, jpype.JObject):
+        return value
+    name = str(value.getClass().getName())
+    if (convert := _BOXED.get(name)) is not None:
+        return convert(value)
+    if name == _JSON_TEXT:
+        return json.loads(python_text(value.getText()))
+    if name == "java.math.BigInteger":
+        return int(str(value.toString()))
+    if isinstance(value, jpype.JClass("java.util.Map")):
+        return {python_text(entry.getKey()): from_java(entry.getValue()) for entry in value.entrySet()}
+    if isinstance(value, jpype.JClass("java.util.Collection")):
+        return [from_java(item) for item in value]
+    raise TypeError(f"the engine sent a {name} where JSON-like data was expected")
+
+
+def _literal(allowed: tuple[str, ...], value: Any) -> str:
+    text = python_text(value)
+    if text not in allowed:
+        raise ValueError(f"the engine sent {text!r}, which this package does not know (one of {allowed})")
+    return text
+
+
+def _reader(kind: Any) -> Callable[[Any], Any]:
+    """How a value the engine sent becomes a field of type ``kind``: by the type alone, so that a field added to a
+    dataclass and its Kotlin class needs nothing here."""
+    if kind is str:
+        return python_text
+    if kind is int or kind is bool:
+        return kind
+    if kind is Any:
+        return to_python
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Literal:
+        return functools.partial(_literal, args)
+    if origin is dict:
+        return from_java
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _reader(args[0])
+        return lambda value: tuple(item(element) for element in value)
+    if set(args) == {Value, Error}:
+        return to_outcome
+    if type(None) in args and len(args) == 2:
+        present = _reader(next(arg for arg in args if arg is not type(None)))
+        return lambda value: None if value is None else present(value)
+    if kind in wire.SHAPES:
+        return functools.partial(from_wire, wire.SHAPES[kind])
+    raise TypeError(f"no reading of {kind!r} from the engine")
+
+
+@functools.cache
+def _fields(kind: type) -> list[tuple[str, Callable[[Any], Any]]]:
+    """Each field of ``kind`` that the engine sends, with how it is read from the engine's object."""
+    shape = wire.SHAPES[kind]
+    types = typing.get_type_hints(kind)
+    readers: list[tuple[str, Callable[[Any], Any]]] = []
+    for name in shape.sent():
+        source = shape.sources.get(name)
+        if isinstance(source, wire.Combined):
+            parts = [(wire.getter(p), _reader(t)) for p, t in source.properties.items()]
+            readers.append((name, _combined(parts, source.combine)))
+        else:
+            readers.append((name, _property(wire.getter(shape.properties(name)[0]), _reader(types[name]))))
+    return readers
+
+
+def _property(getter: str, read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda sent: read(getattr(sent, getter)())
+
+
+def _combined(parts: list[tuple[str, Callable[[Any], Any]]], combine: Callable[..., Any]) -> Callable[[Any], Any]:
+    return lambda sent: combine(*(read(getattr(sent, getter)()) for getter, read in parts))
+
+
+def from_wire(shape: wire.Shape, sent: Any) -> Any:
+    """The dataclass of ``shape`` read from the engine's object ``sent`` (see :mod:`.wire`)."""
+    return shape.python(**{name: read(sent) for name, read in _fields(shape.python)})
+
+
 def to_outcome(outcome: Any) -> Outcome:
-    """The Python form of a ``HostOutcome``."""
-    result = outcome.getResult()
-    if outcome.getEname() is not None:
-        return Error(
-            phase="COMPILATION" if str(result.getPhase().name()) == "COMPILATION" else "EVALUATION",
-            message=python_text(result.getMessage()),
-            ename=python_text(outcome.getEname()),
-            evalue=python_text(outcome.getEvalue()),
-            not_run=bool(outcome.getNotRun()),
-            diagnostics=_diagnostics(outcome),
-        )
-    unit = bool(outcome.isUnit())
-    value_data = outcome.getValueData()
-    return Value(
-        value=None if unit else to_python(result.getValue()),
-        text="kotlin.Unit" if unit else python_text(outcome.getValueText()),
-        is_unit=unit,
-        warnings=tuple(python_text(w) for w in result.getWarnings()),
-        resolved=tuple(
-            ResolvedDependency(python_text(d.getCoordinates()), python_text(d.getVersion()), bool(d.getPreRelease()))
-            for d in outcome.getResolvedDependencies()
-        ),
-        data={} if value_data is None else mime_data(value_data),
-        metadata={} if value_data is None else json.loads(python_text(outcome.getValueMetadata())),
-        diagnostics=_diagnostics(outcome),
-    )
-
-
-def _diagnostics(outcome: Any) -> tuple[Diagnostic, ...]:
-    """The ``HostDiagnostic``s of a ``HostOutcome``."""
-
-    def diagnostic(d: Any) -> Diagnostic:
-        located = int(d.getStartLine()) > 0
-        return Diagnostic(
-            severity="error" if str(d.getSeverity()) == "error" else "warning",
-            name=_optional_string(d.getName()),
-            message=python_text(d.getMessage()),
-            start=(int(d.getStartLine()), int(d.getStartColumn())) if located else None,
-            end=(int(d.getEndLine()), int(d.getEndColumn())) if located else None,
-            imports=tuple(python_text(i) for i in d.getImports()),
-            names=tuple(python_text(n) for n in d.getNames()),
-            dependency=_optional_string(d.getDependency()),
-            hint=_optional_string(d.getHint()),
-            followers=int(d.getFollowers()),
-        )
-
-    return tuple(diagnostic(d) for d in outcome.getDiagnostics())
-
-
-_JSON_MIME = re.compile(r"^application/(.*\+)?json$")
-
-
-def mime_data(data: Any) -> dict[str, Any]:
-    """A bundle's ``Map<String, String>`` as a dict; JSON MIME types parsed, as Jupyter sends them unpacked."""
-    result: dict[str, Any] = {}
-    for entry in data.entrySet():
-        mime, content = python_text(entry.getKey()), python_text(entry.getValue())
-        result[mime] = json.loads(content) if _JSON_MIME.match(mime) else content
-    return result
-
-
-def to_display_event(event: Any, number: int) -> DisplayEvent | ClearOutputEvent | None:
-    """A ``DisplayEvent`` or ``ClearOutputEvent``; None for any other event."""
-    if isinstance(event, jpype.JClass(f"{HOST}.DisplayEvent")):
-        return DisplayEvent(
-            number,
-            mime_data(event.getData()),
-            json.loads(python_text(event.getMetadata())),
-            _optional_string(event.getDisplayId()),
-            bool(event.getUpdate()),
-        )
-    if isinstance(event, jpype.JClass(f"{HOST}.ClearOutputEvent")):
-        return ClearOutputEvent(number, bool(event.getWait()))
-    return None
+    """The Python form of a ``HostOutcome``: an :class:`.Error` when it names one, else a :class:`.Value`."""
+    return typing.cast(Outcome, from_wire(wire.VALUE if outcome.getEname() is None else wire.ERROR, outcome))
 
 
 def to_event(event: Any) -> Event:
-    number = int(event.getSnippetNumber())
-    if isinstance(event, jpype.JClass(f"{HOST}.OutputEvent")):
-        return OutputEvent(number, python_text(event.getStream()), python_text(event.getText()))
-    if (display := to_display_event(event, number)) is not None:
-        return display
-    if isinstance(event, jpype.JClass(f"{HOST}.InputRequestEvent")):
-        return InputRequestEvent(
-            number, int(event.getRequestId()), python_text(event.getPrompt()), bool(event.getPassword())
-        )
-    if isinstance(event, jpype.JClass(f"{HOST}.ProcessExitEvent")):
-        status = event.getStatus()
-        return ProcessExitEvent(
-            number,
-            bool(event.getRunning()),
-            python_text(event.getCall()),
-            None if status is None else int(status),
-            tuple(python_text(frame) for frame in event.getLibraryFrames()),
-            python_text(event.getSnippetFrames()),
-        )
-    outcome = event.getOutcome()
-    return SettledEvent(number, to_outcome(outcome), bool(outcome.getCancelled()))
+    """The Python form of a ``HostEvent``."""
+    return typing.cast(Event, from_wire(wire.EVENTS[str(event.getClass().getSimpleName())], event))
+
+
+@functools.cache
+def not_run_evalue() -> str:
+    """The engine's words for a snippet cancelled while it compiled (``HostExecution.NOT_RUN``)."""
+    return python_text(jpype.JClass(f"{HOST}.HostExecution").NOT_RUN)
 
 
 #: Serializes the stops of all sessions of the process: they share the engine's ``StopTarget``.
@@ -310,6 +305,10 @@ class Execution:
                 target.clear()
         return True
 
+    @property
+    def not_run_evalue(self) -> str:
+        return not_run_evalue()
+
     def top_frames(self, limit: int) -> list[str]:
         """The top frames of the session's thread while it runs this snippet (empty once it settled)."""
         return [python_text(frame) for frame in self._execution.topFrames(jpype.JInt(limit))]
@@ -320,12 +319,14 @@ class EngineSession:
 
     def __init__(self, request: SessionRequest) -> None:
         timeout = request.resolution_timeout
-        settings = jpype.JClass(f"{HOST}.HostSettings")(
-            request.local_repository,
-            to_java(request.repositories) if request.repositories else None,
-            None if timeout is None else to_java(round(timeout * 1000)),  # milliseconds
-            None,  # the Maven settings file: the engine's default
-            to_java(request.max_display_bytes),
+        settings = (  # each setting not given keeps the engine's default
+            jpype.JClass(f"{HOST}.HostSettings")
+            .builder()
+            .localRepository(request.local_repository)
+            .repositories(to_java(request.repositories) if request.repositories else None)
+            .resolutionTimeoutMillis(None if timeout is None else to_java(round(timeout * 1000)))
+            .maxDisplayBytes(to_java(request.max_display_bytes))
+            .build()
         )
         self._session = jpype.JClass(f"{HOST}.HostSession").create(to_java(request.properties), settings)
         self._closed = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+#: Where a snippet failed: the engine's ``ExecutionPhase`` (tests/unit/test_wire.py holds the two alike).
 Phase = Literal["COMPILATION", "EVALUATION"]
 
 
@@ -114,6 +115,8 @@ class Value:
     displays: tuple[SnippetDisplay, ...] = ()
     #: Its warnings as data, in the order of ``warnings``.
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: The snippet's number, ``N`` of ``snippetN.kts`` (a check's: the number it was checked as).
+    snippet_number: int = 0
 
     @property
     def ok(self) -> bool:
@@ -150,6 +153,8 @@ class Error:
     not_run: bool = False
     #: A failed compilation's errors and notes as data, in the report's order (empty for an exception).
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: The snippet's number, ``N`` of ``snippetN.kts``; 0 for a snippet that was not submitted (``SessionBusy``).
+    snippet_number: int = 0
 
     @property
     def ok(self) -> bool:

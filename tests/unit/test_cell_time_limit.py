@@ -9,7 +9,7 @@ import pytest
 from kotlin_llm_kernel.config.kernel_config import load
 from kotlin_llm_kernel.config.request import SessionRequest
 from kotlin_llm_kernel.config.time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
-from kotlin_llm_kernel.session.policy.interrupts import CANCELLED_WHILE_COMPILING, Unstoppable, interrupted_cell_error
+from kotlin_llm_kernel.session.policy.interrupts import Unstoppable, interrupted_cell_error
 from kotlin_llm_kernel.session.policy.time_limit_error import time_limit_outcome
 from kotlin_llm_kernel.session.results import Error, Value
 from traitlets import TraitError
@@ -110,14 +110,16 @@ def test_a_limit_of_one_run_says_so_and_hints_at_that_run() -> None:
 
 
 def test_a_cell_cut_while_it_compiled_or_not_stopped_says_so() -> None:
-    compiling = interrupted_cell_error(Unstoppable(4, (), compiling=True))
-    assert compiling.evalue == CANCELLED_WHILE_COMPILING
+    engine_words = "the engine's words for a snippet cancelled while it compiled"
+    compiling = interrupted_cell_error(Unstoppable(4, (), compiling=True), engine_words)
+    assert compiling.evalue == engine_words
     assert compiling.not_run
+    assert compiling.snippet_number == 4
     assert time_limit_outcome(compiling, 4, 5).evalue == (
         "snippet4.kts ran longer than the time limit of 5 s (setting cell_time_limit) while it compiled and was "
         "cancelled: it did not run; the session keeps its state"
     )
-    stuck = interrupted_cell_error(Unstoppable(5, ("java.io.FileInputStream.readBytes(Native Method)",), False))
+    stuck = interrupted_cell_error(Unstoppable(5, ("java.io.FileInputStream.readBytes(Native Method)",), False), "-")
     outcome = time_limit_outcome(stuck, 5, 60)
     assert outcome.evalue == (
         "snippet5.kts ran longer than the time limit of 60 s (setting cell_time_limit) and did not stop when "

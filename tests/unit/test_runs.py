@@ -10,12 +10,7 @@ from typing import Any
 import pytest
 from kotlin_llm_kernel.session.events import SettledEvent
 from kotlin_llm_kernel.session.jvmti import StopUnavailable
-from kotlin_llm_kernel.session.policy.interrupts import (
-    CANCELLED_WHILE_COMPILING,
-    GIVE_UP_AFTER,
-    STOP_AFTER,
-    Unstoppable,
-)
+from kotlin_llm_kernel.session.policy.interrupts import GIVE_UP_AFTER, STOP_AFTER, Unstoppable
 from kotlin_llm_kernel.session.policy.runs import RECHECK_SECONDS, Ended, Interrupt, Runs
 from kotlin_llm_kernel.session.results import Error, Value
 
@@ -23,6 +18,8 @@ from kotlin_llm_kernel.session.results import Error, Value
 HANG_GUARD = 30
 
 STOPPER: Any = object()
+#: What the double's engine says of a snippet cancelled while it compiled: the policy shows the engine's words.
+NOT_RUN_EVALUE = "the double's words: cancelled while it compiled, it did not run"
 FRAMES = ["java.io.FileInputStream.readBytes(Native Method)", "<snippet body>(snippet4.kts:3)"]
 WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
 HINT = (
@@ -51,6 +48,7 @@ class FakeExecution:
         self.clock = clock
         self.snippet_number = number
         self.evaluating = evaluating
+        self.not_run_evalue = NOT_RUN_EVALUE
         self.run_seconds = 0.0
         self.settles_after_stops = settles_after_stops  # 0: at its cancellation; None: never
         self.cancels = 0
@@ -230,8 +228,9 @@ def test_a_cancellation_while_it_compiles_ends_the_cell_as_not_run_and_the_sessi
     assert abandoned is not None
     error = abandoned.outcome
     assert isinstance(error, Error) and error.not_run
-    assert (error.ename, error.evalue) == ("InterruptedException", CANCELLED_WHILE_COMPILING)
-    assert error.traceback == [f"InterruptedException: {CANCELLED_WHILE_COMPILING}"]
+    assert (error.ename, error.evalue) == ("InterruptedException", NOT_RUN_EVALUE)
+    assert error.traceback == [f"InterruptedException: {NOT_RUN_EVALUE}"]
+    assert error.snippet_number == 7
     ended = runs.finish(run, abandoned)
     assert ended.time_limit_exceeded
     limited = ended.settled.outcome

@@ -40,6 +40,11 @@ class Interruptible(Protocol):
     @property
     def evaluating(self) -> bool: ...
 
+    @property
+    def not_run_evalue(self) -> str:
+        """The engine's words for a snippet cancelled while it compiled (``HostExecution.NOT_RUN``)."""
+        ...
+
     def cancel(self) -> None: ...
 
     def await_settled(self, timeout: float) -> bool: ...
@@ -97,32 +102,32 @@ def interrupt(
     return Unstoppable(execution.snippet_number, frames, compiling=not execution.evaluating)
 
 
-#: The engine's words for a snippet cancelled while it compiled, for a cell that ends before its compilation does.
-#: Only shown: what follows from it is decided on the fact, :attr:`.results.Error.not_run`.
-CANCELLED_WHILE_COMPILING = "the snippet was cancelled while it compiled: it did not run"
 _WAY_OUT = "interrupt again to retry, or restart the kernel to go on at once (the session's state is lost)"
 
 
-def _error(ename: str, evalue: str, lines: list[str], not_run: bool = False) -> Error:
+def _error(ename: str, evalue: str, lines: list[str], snippet_number: int = 0, not_run: bool = False) -> Error:
     message = "\n".join([f"{ename}: {evalue}", *lines])
-    return Error(phase="EVALUATION", message=message, ename=ename, evalue=evalue, not_run=not_run)
+    return Error("EVALUATION", message, ename, evalue, not_run=not_run, snippet_number=snippet_number)
 
 
 def _frames(frames: tuple[str, ...]) -> list[str]:
     return [f"  at {frame}" for frame in frames]
 
 
-def interrupted_cell_error(report: Unstoppable) -> Error:
-    """The error of a cell whose snippet goes on after its interrupt: it compiles, or it could not be stopped."""
+def interrupted_cell_error(report: Unstoppable, not_run_evalue: str) -> Error:
+    """The error of a cell whose snippet goes on after its interrupt: it compiles (the engine's ``not_run_evalue``
+    says it will not run, as the engine's own error would; what follows from it is decided on the fact,
+    :attr:`.results.Error.not_run`), or it could not be stopped."""
     if report.compiling:
-        return _error(NOT_RUN, CANCELLED_WHILE_COMPILING, [], not_run=True)
+        return _error(NOT_RUN, not_run_evalue, [], report.snippet_number, not_run=True)
     evalue = f"snippet{report.snippet_number}.kts did not stop when interrupted and runs on"
     lines = [*_frames(report.frames), f"Later cells fail until it ends: {_WAY_OUT}."]
-    return _error(SNIPPET_NOT_STOPPED, evalue, lines)
+    return _error(SNIPPET_NOT_STOPPED, evalue, lines, report.snippet_number)
 
 
 def busy_error(snippet_number: int, frames: tuple[str, ...]) -> Error:
-    """The error of a cell submitted while an earlier snippet that could not be stopped still runs."""
+    """The error of a cell submitted while an earlier snippet that could not be stopped still runs (snippet
+    ``snippet_number``); the cell is not submitted and gets no number."""
     evalue = f"the session still runs snippet{snippet_number}.kts, which did not stop when interrupted"
     lines = [*_frames(frames), f"This cell did not run: {_WAY_OUT}."]
     return _error(SESSION_BUSY, evalue, lines)

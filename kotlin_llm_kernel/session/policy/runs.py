@@ -180,7 +180,8 @@ class Runs:
         self._log.warning("snippet%s.kts still runs after its interrupt: %s", report.snippet_number, report)
         if not report.compiling:
             self._stuck = (interrupt.execution, report)
-        return SettledEvent(report.snippet_number, interrupted_cell_error(report), cancelled=True)
+        error = interrupted_cell_error(report, interrupt.execution.not_run_evalue)
+        return SettledEvent(report.snippet_number, error, cancelled=True)
 
     def interrupt_now(self, interrupt: Interrupt) -> SettledEvent | None:
         """Carries ``interrupt`` out on this thread and records it, as :meth:`interrupted` says."""

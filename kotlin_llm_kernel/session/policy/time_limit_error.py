@@ -49,4 +49,5 @@ def time_limit_outcome(outcome: Outcome, snippet_number: int, limit: float, own:
         stderr=outcome.stderr,
         displays=outcome.displays,
         not_run=outcome.not_run,
+        snippet_number=outcome.snippet_number,
     )

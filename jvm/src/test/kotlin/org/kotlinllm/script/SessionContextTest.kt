@@ -77,7 +77,7 @@ class SessionContextTest {
         fun value(number: Int): Any? = settled(number).result.assertValue().value
 
         fun displayed(number: Int): List<String> =
-            events.filterIsInstance<DisplayEvent>().filter { it.snippetNumber == number }.map { it.data.getValue("text/plain") }
+            events.filterIsInstance<DisplayEvent>().filter { it.snippetNumber == number }.map { it.data.getValue("text/plain") as String }
 
         override fun close() {
             session.close()

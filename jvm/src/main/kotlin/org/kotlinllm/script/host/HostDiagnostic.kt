@@ -2,6 +2,7 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.DiagnosticRenderer
+import org.kotlinllm.script.diagnostics.Severity
 
 /**
  * One diagnostic of a snippet as data, for a program to act on without reading the report: what the report's
@@ -39,7 +40,8 @@ public class HostDiagnostic(
         fun of(diagnostic: Diagnostic): HostDiagnostic {
             val range = diagnostic.range
             return HostDiagnostic(
-                severity = diagnostic.severity.label,
+                // two severities, as documented: the compiler's rare `info` reads as a warning
+                severity = if (diagnostic.severity == Severity.ERROR) Severity.ERROR.label else Severity.WARNING.label,
                 name = diagnostic.name,
                 message = diagnostic.message,
                 startLine = range?.startLine ?: 0,

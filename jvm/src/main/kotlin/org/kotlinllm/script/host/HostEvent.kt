@@ -35,6 +35,9 @@ public class SettledEvent(
     override val snippetNumber: Int,
     public val outcome: HostOutcome,
 ) : HostEvent() {
+    /** Whether its execution was cancelled before it settled ([HostOutcome.cancelled]). */
+    public val cancelled: Boolean get() = outcome.cancelled
+
     override fun toString(): String = "SettledEvent($snippetNumber, $outcome)"
 }
 
@@ -45,16 +48,16 @@ public class SettledEvent(
  * `DISPLAY`, `UPDATE_DISPLAY` or `notebook.display`; in order with the [OutputEvent]s (what was printed before it
  * comes before it), and tagged with a snippet as they are.
  *
- * @property data MIME type → content as text: JSON MIME types (`application/json`, `application/…+json`) as JSON
- *   text, binary images as base64; `text/plain` always present.
- * @property metadata the output's metadata as a JSON object text (`{}` when none), e.g.
- *   `{"image/png": {"width": 120, "height": 80}}`.
+ * @property data MIME type → content: a [JsonText] for JSON MIME types (`application/json`, `application/…+json`),
+ *   which Jupyter sends parsed; text for the others, binary images as base64; `text/plain` always present.
+ * @property metadata the output's metadata as JSON values (empty when none), e.g. `{"image/png": {"width": 120,
+ *   "height": 80}}`.
  * @property displayId the id that a later update replaces it by; null when none was given.
  */
 public class DisplayEvent(
     override val snippetNumber: Int,
-    public val data: Map<String, String>,
-    public val metadata: String,
+    public val data: Map<String, Any>,
+    public val metadata: Map<String, Any?>,
     public val displayId: String?,
     public val update: Boolean,
 ) : HostEvent() {

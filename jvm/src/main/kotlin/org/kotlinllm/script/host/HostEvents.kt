@@ -7,7 +7,6 @@ import org.kotlinllm.script.internal.routing.InputHost
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.SessionInput
 import org.kotlinllm.script.internal.session.ProcessExit
-import org.kotlinllm.script.runtime.Json
 import org.kotlinllm.script.runtime.MimeBundle
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.LinkedBlockingQueue
@@ -51,7 +50,7 @@ internal class HostEvents(
 
     override fun snippetSettled(number: Int, run: SnippetRun?, cancelled: Boolean) {
         input.snippetSettled(number)
-        add(SettledEvent(number, HostOutcome.of(run, cancelled, maxDisplayBytes)))
+        add(SettledEvent(number, HostOutcome.of(number, run, cancelled, maxDisplayBytes)))
     }
 
     // --- the process ending: see ProcessExitEvent ---
@@ -93,7 +92,7 @@ internal class HostEvents(
 
     override fun display(bundle: MimeBundle, displayId: String?, update: Boolean) {
         val shown = DisplayLimit.bound(bundle, maxDisplayBytes)
-        add(DisplayEvent(snippetNumber, shown.data, Json.write(shown.metadata), displayId, update))
+        add(DisplayEvent(snippetNumber, JsonText.dataOf(shown), shown.jsonMetadata(), displayId, update))
     }
 
     override fun clearOutput(wait: Boolean) {

@@ -2,6 +2,7 @@ package org.kotlinllm.script.host
 
 import org.kotlinllm.script.internal.core.SessionCore
 import org.kotlinllm.script.internal.core.SnippetTicket
+import org.kotlinllm.script.internal.report.NotRun
 import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.runtime.SnippetInterruptedError
 import java.util.concurrent.TimeUnit
@@ -76,8 +77,14 @@ public class HostExecution internal constructor(
 
     override fun toString(): String = "HostExecution(snippet$snippetNumber.kts)"
 
-    private companion object {
-        const val STOPPED = "the snippet ignored the interrupt and was stopped"
-        const val INCONSISTENT = "; objects it was changing there may be left inconsistent"
+    public companion object {
+        /**
+         * The `evalue` of a snippet [cancel]led while it compiled ([HostOutcome.notRun]): for a host that ends the
+         * snippet's run before its compilation ends, and says the same.
+         */
+        public const val NOT_RUN: String = NotRun.MESSAGE
+
+        private const val STOPPED = "the snippet ignored the interrupt and was stopped"
+        private const val INCONSISTENT = "; objects it was changing there may be left inconsistent"
     }
 }

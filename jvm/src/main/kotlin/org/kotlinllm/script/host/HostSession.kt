@@ -39,7 +39,10 @@ public class HostSession private constructor(
      * change: nothing is declared or loaded, and the next snippet keeps its number. Waits for the snippets submitted
      * before it.
      */
-    public fun check(code: String): HostOutcome = HostOutcome.of(session.core.check(code).get(), cancelled = false)
+    public fun check(code: String): HostOutcome {
+        val number = lastSnippetNumber + 1 // as the session names it when it takes the check
+        return HostOutcome.of(number, session.core.check(code).get(), cancelled = false)
+    }
 
     /** Runs [code] as the next snippet, `snippet${lastSnippetNumber + 1}.kts`. */
     public fun submit(code: String): HostExecution = execution(code, null)

@@ -17,6 +17,10 @@ internal class MimeBundle(
     fun withPlain(text: String): MimeBundle =
         MimeBundle(linkedMapOf(PLAIN to text) + (data - PLAIN), metadata, explicitPlain = true, id)
 
+    /** [metadata] as JSON values, as a client reads it: numbers as `Long` or `Double`, other objects as their text. */
+    @Suppress("UNCHECKED_CAST") // the JSON text of a map is an object
+    fun jsonMetadata(): Map<String, Any?> = Json.parse(Json.write(metadata)) as Map<String, Any?>
+
     override fun toString(): String = "MimeBundle(${data.keys})"
 
     companion object {

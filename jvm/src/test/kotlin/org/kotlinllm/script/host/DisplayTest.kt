@@ -70,7 +70,7 @@ class DisplayTest {
         assertEquals(mapOf("text/plain" to "<b>bold</b>", "text/html" to "<b>bold</b>"), displays[0].data)
         assertNull(displays[0].displayId)
         assertFalse(displays[0].update)
-        assertEquals("{}", displays[0].metadata)
+        assertEquals(emptyMap(), displays[0].metadata)
         assertEquals("counter 1", displays[1].data["text/plain"])
         assertTrue(displays[2].update)
         assertEquals("**2**", displays[2].data["text/plain"])
@@ -93,13 +93,13 @@ class DisplayTest {
     fun `a plain value's bundle is its toString and a display value's bundle its data`() {
         val plain = value("\"abc\"")
         assertEquals(mapOf("text/plain" to "abc"), plain.valueData)
-        assertEquals("{}", plain.valueMetadata)
+        assertEquals(emptyMap(), plain.valueMetadata)
         assertEquals("abc", plain.valueText)
         val unit = value("val unitValue = 1")
-        assertNull(unit.valueData)
+        assertEquals(emptyMap(), unit.valueData)
         val html = value("HTML(\"<i>x</i>\", isolated = true)")
         assertEquals(mapOf("text/plain" to "<i>x</i>", "text/html" to "<i>x</i>"), html.valueData)
-        assertEquals("{\"text/html\":{\"isolated\":true}}", html.valueMetadata)
+        assertEquals(mapOf("text/html" to mapOf("isolated" to true)), html.valueMetadata)
         val latex = value("LATEX(\"x^2\")")
         assertEquals(mapOf("text/plain" to "\$\$x^2\$\$", "text/latex" to "\$\$x^2\$\$"), latex.valueData)
     }
@@ -107,16 +107,16 @@ class DisplayTest {
     @Test
     fun `LATEX without math delimiters is sent inside $$, with them as it is`() {
         val texts = listOf("e^{i\\\\pi} + 1 = 0", "\\\$\\\$x^2\\\$\\\$", "\\\$x\\\$", " \\\\[x\\\\] ", "\\\\(x\\\\)", "")
-        val sent = texts.map { value("LATEX(\"$it\")").valueData?.get("text/latex") }
+        val sent = texts.map { value("LATEX(\"$it\")").valueData["text/latex"] }
         assertEquals(listOf("\$\$e^{i\\pi} + 1 = 0\$\$", "\$\$x^2\$\$", "\$x\$", " \\[x\\] ", "\\(x\\)", ""), sent)
     }
 
     @Test
     fun `JSON is sent as JSON with readable text, and invalid JSON is a located error`() {
         val json = value("JSON(\"\"\"{\"a\": [1, 2.5, null], \"b\": \"x\"}\"\"\")")
-        assertEquals("{\"a\":[1,2.5,null],\"b\":\"x\"}", json.valueData?.get("application/json"))
+        assertEquals(JsonText("{\"a\":[1,2.5,null],\"b\":\"x\"}"), json.valueData["application/json"])
         assertEquals("{\n  \"a\": [\n    1,\n    2.5,\n    null\n  ],\n  \"b\": \"x\"\n}", json.valueText)
-        assertEquals("{\"application/json\":{\"expanded\":true}}", json.valueMetadata)
+        assertEquals(mapOf("application/json" to mapOf("expanded" to true)), json.valueMetadata)
         val (outcome, snippetEvents) = run("val ok = 1\nJSON(\"{bad\")")
         val number = snippetEvents.first().snippetNumber
         val error = outcome.result.assertError(ExecutionPhase.EVALUATION)
@@ -129,11 +129,11 @@ class DisplayTest {
     @Test
     fun `a BufferedImage value is a PNG with its size, and its text no base64`() {
         val outcome = value("java.awt.image.BufferedImage(120, 80, java.awt.image.BufferedImage.TYPE_INT_ARGB)")
-        val data = outcome.valueData.orEmpty()
+        val data = outcome.valueData
         assertEquals(listOf("text/plain", "image/png"), data.keys.toList())
-        val png = Base64.getDecoder().decode(data.getValue("image/png"))
+        val png = Base64.getDecoder().decode(data.getValue("image/png") as String)
         assertEquals("PNG", String(png, 1, 3))
-        assertEquals("{\"image/png\":{\"width\":120,\"height\":80}}", outcome.valueMetadata)
+        assertEquals(mapOf("image/png" to mapOf("width" to 120L, "height" to 80L)), outcome.valueMetadata)
         assertTrue(Regex("BufferedImage 120×80 px, image/png [0-9.]+ (B|kB)").matches(outcome.valueText.orEmpty()), outcome.valueText)
     }
 
@@ -146,10 +146,10 @@ class DisplayTest {
             Image(bytes, "png")
             """.trimIndent(),
         )
-        assertEquals("{\"image/png\":{\"width\":4,\"height\":3}}", fromBytes.valueMetadata)
+        assertEquals(mapOf("image/png" to mapOf("width" to 4L, "height" to 3L)), fromBytes.valueMetadata)
         assertTrue(fromBytes.valueText.orEmpty().startsWith("image/png 4×3 px, "), fromBytes.valueText)
         val fromImage = value("Image(pixels, \"image/png\").withWidth(40)")
-        assertEquals("{\"image/png\":{\"width\":40,\"height\":3}}", fromImage.valueMetadata)
+        assertEquals(mapOf("image/png" to mapOf("width" to 40L, "height" to 3L)), fromImage.valueMetadata)
         val fromFile = value(
             "val file = java.io.File.createTempFile(\"dot\", \".png\").also { it.writeBytes(bytes); it.deleteOnExit() }\nImage(file)",
         )
@@ -192,11 +192,11 @@ class DisplayTest {
 
     @Test
     fun `past maxDisplayBytes a bundle keeps its text with a notice, and plain text is never cut`() {
-        HostSession.create(emptyMap(), HostSettings(null, null, null, null, 100)).use { small ->
+        HostSession.create(emptyMap(), HostSettings.builder().maxDisplayBytes(100).build()).use { small ->
             val reader = EventReader(small)
             small.submit("HTML(\"x\".repeat(150))")
             val html = reader.settled(1)
-            assertEquals(listOf("text/plain"), html.valueData?.keys?.toList())
+            assertEquals(listOf("text/plain"), html.valueData.keys.toList())
             assertTrue(
                 html.valueText.orEmpty().endsWith(
                     "[kotlin-llm] display cut: text/html (150 B) not shown, past the limit of 100 bytes (setting max_display_bytes)",
@@ -204,7 +204,7 @@ class DisplayTest {
                 html.valueText,
             )
             small.submit("\"y\".repeat(500)")
-            assertEquals("y".repeat(500), reader.settled(2).valueData?.get("text/plain"))
+            assertEquals("y".repeat(500), reader.settled(2).valueData["text/plain"])
         }
     }
 }

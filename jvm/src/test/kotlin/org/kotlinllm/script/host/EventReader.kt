@@ -65,4 +65,4 @@ internal class EventReader(private val session: HostSession) {
 }
 
 /** The settings of a host session with the engine's defaults. */
-internal fun defaultSettings(): HostSettings = HostSettings(null, null, null, null)
+internal fun defaultSettings(): HostSettings = HostSettings()

@@ -129,7 +129,13 @@ class HostSessionTest {
             assertTrue(interrupted.cancelled)
             assertEquals("java.lang.InterruptedException", interrupted.ename)
             assertEquals("sleep interrupted", interrupted.evalue)
+            assertEquals(ExecutionPhase.COMPILATION, compilation.phase)
+            assertEquals(compilation.result.assertError(ExecutionPhase.COMPILATION).message, compilation.message)
+            assertEquals(ExecutionPhase.EVALUATION, runtime.phase)
             for (outcome in listOf(compilation, runtime, declared, noMessage, interrupted)) {
+                assertNull(outcome.value)
+                assertEquals(emptyList(), outcome.warnings)
+                assertEquals(emptyMap(), outcome.valueData)
                 assertNull(outcome.valueText)
                 assertFalse(outcome.isUnit)
                 assertFalse(outcome.notRun)
@@ -147,7 +153,7 @@ class HostSessionTest {
         val localRepository = Files.createTempDirectory("host-local-repo")
         try {
             GatedRepository(Fixtures.root, asked, answer).use { repository ->
-                val settings = HostSettings(localRepository.toString(), listOf(repository.url("repo1/")), 60_000L, null)
+                val settings = HostSettings(localRepository.toString(), listOf(repository.url("repo1/")), resolutionTimeoutMillis = 60_000L)
                 HostSession.create(emptyMap(), settings).use { session ->
                     val events = EventReader(session)
                     session.submit("var ran = false")
@@ -161,6 +167,7 @@ class HostSessionTest {
                     outcome.result.assertError(ExecutionPhase.EVALUATION)
                     assertEquals("java.lang.InterruptedException", outcome.ename)
                     assertEquals("the snippet was cancelled while it compiled: it did not run", outcome.evalue)
+                    assertEquals(HostExecution.NOT_RUN, outcome.evalue, "the words a host reads to say the same")
                     session.submit("ran")
                     val after = events.settled(compiling.snippetNumber + 1)
                     assertEquals("false", after.valueText)
@@ -192,7 +199,12 @@ class HostSessionTest {
             for (number in 1..4) {
                 assertNull(events.settled(number).ename)
                 assertNull(events.settled(number).evalue)
+                assertNull(events.settled(number).phase)
+                assertNull(events.settled(number).message)
+                assertEquals(number, events.settled(number).snippetNumber)
             }
+            assertNull(unit.value, "Unit is no value")
+            assertEquals(listOf(1, 2), events.settled(3).value)
         }
     }
 
@@ -202,7 +214,7 @@ class HostSessionTest {
         RepositoryServer(Fixtures.root).use { server ->
             HostSession.create(
                 emptyMap(),
-                HostSettings(localRepository.toString(), listOf(server.url("repo1/")), 8_000L, null),
+                HostSettings(localRepository.toString(), listOf(server.url("repo1/")), resolutionTimeoutMillis = 8_000L),
             ).use { session ->
                 val events = EventReader(session)
                 session.submit("@file:DependsOn(\"com.example:greeter\")\n@file:DependsOn(\"com.example:onlypre\")\n1")
@@ -261,6 +273,9 @@ class HostSessionTest {
             val checked = session.check(wrong)
             val checkedError = checked.result as ScriptResult.Error
             assertEquals(ExecutionPhase.COMPILATION, checkedError.phase)
+            assertEquals(2, checked.snippetNumber, "checked as the next snippet")
+            assertEquals(ExecutionPhase.COMPILATION, checked.phase)
+            assertEquals(checkedError.message, checked.message)
             assertEquals(
                 "snippet2.kts:1:16: error: Initializer type mismatch: expected 'Int', actual 'String'.",
                 checkedError.message.lines().first(),
@@ -275,6 +290,8 @@ class HostSessionTest {
                 listOf("snippet2.kts:2:16: warning: 'fun f(): Int' is deprecated. use g.\n  | val declared = <error>f</error>()"),
                 (ok.result as ScriptResult.Value).warnings,
             )
+            assertEquals((ok.result as ScriptResult.Value).warnings, ok.warnings)
+            assertEquals(2, ok.snippetNumber)
             assertEquals(1, session.lastSnippetNumber)
             // the run reports what its check did, under the same name
             session.submit(wrong)

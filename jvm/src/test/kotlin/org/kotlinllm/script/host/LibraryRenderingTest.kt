@@ -40,7 +40,10 @@ class LibraryRenderingTest {
         return ran.outcome to ran.stderr
     }
 
-    private fun data(code: String): Map<String, String> = run(code).first.valueData ?: fail("no bundle for: $code")
+    private fun data(code: String): Map<String, String> {
+        val data = run(code).first.valueData.ifEmpty { fail("no bundle for: $code") }
+        return data.mapValues { (mime, content) -> content as? String ?: fail("$mime is not text") }
+    }
 
     private fun text(code: String): String = run(code).first.valueText.orEmpty()
 
@@ -174,7 +177,7 @@ class LibraryRenderingTest {
     fun `a built-in renderer that fails leaves the value as text and says why`() {
         letsPlot
         val (outcome, stderr) = run("val broken = letsPlot(points) + geomPoint { x = \"nope\" }\nbroken")
-        assertEquals(listOf("text/plain"), outcome.valueData?.keys?.toList())
+        assertEquals(listOf("text/plain"), outcome.valueData.keys.toList())
         assertEquals(text("broken.toString()"), outcome.valueText)
         assertTrue(
             "[kotlin-llm] the built-in lets-plot renderer threw java.lang.RuntimeException: Variable not found: 'nope'." in stderr,

@@ -14,7 +14,7 @@ class LibrarySession(name: String, vararg jars: String) : AutoCloseable {
     private val localRepository = Files.createTempDirectory(name)
     val session: HostSession = HostSession.create(
         emptyMap(),
-        HostSettings(localRepository.toString(), listOf(testLibraries(*jars).toUri().toString()), null, null),
+        HostSettings(localRepository = localRepository.toString(), repositories = listOf(testLibraries(*jars).toUri().toString())),
     )
     private val events = EventReader(session)
 

@@ -3,6 +3,7 @@ package org.kotlinllm.script.internal.pipeline
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.DiagnosticRenderer
 import org.kotlinllm.script.diagnostics.SourceText
+import org.kotlinllm.script.internal.report.NotRun
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.MimeBundle
 
@@ -38,9 +39,6 @@ internal data class SnippetRun(
     val diagnostics: List<Diagnostic> = emptyList(),
 ) {
     internal companion object {
-        /** The words of a snippet its host cancelled while it compiled. */
-        const val NOT_RUN: String = "the snippet was cancelled while it compiled: it did not run"
-
         /** A snippet that compiled and whose value is [Unit]. */
         val UNIT: SnippetRun = SnippetRun(RunResult.Value(Unit))
 
@@ -54,7 +52,7 @@ internal data class SnippetRun(
 
         /** A snippet its host cancelled while it compiled: compiled, never run, and left behind like a failed one. */
         fun notRun(): SnippetRun {
-            val interrupted = InterruptedException(NOT_RUN)
+            val interrupted = InterruptedException(NotRun.MESSAGE)
             return SnippetRun(RunResult.Error(RunPhase.EVALUATION, SnippetNames.header(interrupted)), interrupted, notRun = true)
         }
     }
