@@ -206,32 +206,61 @@ internal class SessionDependencies(
             artifacts: List<Pair<ResolvedArtifact, SourceRange>>,
             versionOrder: Comparator<String>? = null,
         ): DependencyResolution {
+            val selection = JarSelection(versionOrder)
+            for ((artifact, range) in artifacts) selection.add(artifact, range)
+            val added = selection.added.values.toList()
+            val integrated = added.filter { integrations.unreported(it.key, it.file) }
+            for (artifact in integrated) {
+                val range = selection.ranges.getValue(artifact.key)
+                warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), range)
+            }
+            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.hostProvided)
+            return DependencyResolution.Resolved(
+                classpath = added.map { it.file },
+                resolvedVersions = resolvedVersions.toMap(),
+                warnings = (selection.conflicts + warnings).distinct(),
+                commit = {
+                    changes.applyTo(state)
+                    integrations.reported(integrated.map { it.key })
+                },
+            )
+        }
+
+        /**
+         * The jars of the snippet's artifacts that the session loads: those neither loaded already nor provided by
+         * the host; each left out is reported once, at the first annotation that brought it.
+         */
+        private inner class JarSelection(private val versionOrder: Comparator<String>?) {
             val added = linkedMapOf<String, ResolvedArtifact>()
             val hostProvided = mutableSetOf<String>()
-            // a newer version left out can break the library that needs it: said first, where an agent reads first.
-            // Only a newer major or minor version: a patch release adds no API the library could call.
+
+            // a newer version left out can break the library that needs it: said first, where an agent reads first
             val conflicts = mutableListOf<Diagnostic>()
-            fun newer(version: String, winner: String) =
-                versionOrder != null && versionOrder.compare(featureRelease(version), featureRelease(winner)) > 0
             val ranges = mutableMapOf<String, SourceRange>()
-            for ((artifact, range) in artifacts) {
-                if (artifact.extension != "jar") continue
+
+            fun add(artifact: ResolvedArtifact, range: SourceRange) {
+                if (artifact.extension != "jar") return
                 ranges.putIfAbsent(artifact.key, range)
                 val earlier = state.loaded[artifact.key] ?: added[artifact.key]
-                if (earlier != null) {
-                    when {
-                        earlier.version == artifact.version -> {}
-                        newer(artifact.version, earlier.version) ->
-                            conflicts += warning(Messages.olderVersionWins(artifact, Messages.SESSION, earlier.version), range)
-                        else -> warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
-                    }
-                    continue
-                }
+                if (earlier != null) return leaveOutLoaded(artifact, earlier, range)
                 val provider = hostLibraries.providerOf(artifact.file)
                 if (provider == null) {
                     added[artifact.key] = artifact
-                    continue
+                } else {
+                    leaveOutHostProvided(artifact, provider, range)
                 }
+            }
+
+            private fun leaveOutLoaded(artifact: ResolvedArtifact, earlier: ResolvedArtifact, range: SourceRange) {
+                when {
+                    earlier.version == artifact.version -> {}
+                    newer(artifact.version, earlier.version) ->
+                        conflicts += warning(Messages.olderVersionWins(artifact, Messages.SESSION, earlier.version), range)
+                    else -> warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
+                }
+            }
+
+            private fun leaveOutHostProvided(artifact: ResolvedArtifact, provider: String, range: SourceRange) {
                 val reported = artifact.coordinates in state.hostProvided || artifact.coordinates in hostProvided
                 val hostVersion = hostLibraries.versionIn(provider, artifact.artifactId)
                 when {
@@ -242,20 +271,10 @@ internal class SessionDependencies(
                 }
                 hostProvided += artifact.coordinates
             }
-            val integrated = added.values.filter { integrations.unreported(it.key, it.file) }
-            for (artifact in integrated) {
-                warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), ranges.getValue(artifact.key))
-            }
-            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added.values.toList(), hostProvided)
-            return DependencyResolution.Resolved(
-                classpath = added.values.map { it.file },
-                resolvedVersions = resolvedVersions.toMap(),
-                warnings = (conflicts + warnings).distinct(),
-                commit = {
-                    changes.applyTo(state)
-                    integrations.reported(integrated.map { it.key })
-                },
-            )
+
+            /** Only a newer major or minor version conflicts: a patch release adds no API the library could call. */
+            private fun newer(version: String, winner: String) =
+                versionOrder != null && versionOrder.compare(featureRelease(version), featureRelease(winner)) > 0
         }
     }
 

@@ -68,123 +68,146 @@ internal object SnippetBytecode {
 
     private fun instrument(bytes: ByteArray, valueClassCalls: ValueClassCalls): ByteArray {
         val reader = ClassReader(bytes)
-        val className = reader.className
         val writer = ClassWriter(reader, 0)
+        val instrumenting = InstrumentingClass(writer, reader.className)
+        reader.accept(valueClassCalls.rewrite(instrumenting) { instrumenting.changed = true }, 0)
+        // an unchanged class keeps its bytes: writing them again would only cost time
+        return if (instrumenting.changed) writer.toByteArray() else bytes
+    }
+
+    /** Instruments each method of the class [className]; [changed] says whether any instruction was added or replaced. */
+    private class InstrumentingClass(next: ClassVisitor, private val className: String) : ClassVisitor(Opcodes.ASM9, next) {
         var changed = false
-        val instrumenting = object : ClassVisitor(Opcodes.ASM9, writer) {
-            override fun visitMethod(
-                access: Int,
-                name: String?,
-                descriptor: String?,
-                signature: String?,
-                exceptions: Array<out String>?,
-            ): MethodVisitor {
-                val next = super.visitMethod(access, name, descriptor, signature, exceptions)
-                val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
-                val isInitializer = name == "<init>" || name == "<clinit>"
-                return object : MethodVisitor(Opcodes.ASM9, next) {
-                    private val visited = HashSet<Label>()
 
-                    override fun visitCode() {
-                        super.visitCode()
-                        if (!isInitializer) {
-                            // a lambda called over and over by a loop in library code (IntStream.forEach) stops here
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
-                            changed = true
-                        }
-                        if (isSnippetBody) {
-                            super.visitLdcInsn(Type.getObjectType(className))
-                            super.visitMethodInsn(
-                                Opcodes.INVOKESTATIC,
-                                contextClassLoader,
-                                "setToLoaderOf",
-                                "(Ljava/lang/Class;)V",
-                                false,
-                            )
-                            changed = true
-                        }
-                    }
+        override fun visitMethod(
+            access: Int,
+            name: String?,
+            descriptor: String?,
+            signature: String?,
+            exceptions: Array<out String>?,
+        ): MethodVisitor {
+            val next = super.visitMethod(access, name, descriptor, signature, exceptions)
+            val isSnippetBody = name == SNIPPET_BODY && SNIPPET_CLASS.matches(className)
+            val isInitializer = name == "<init>" || name == "<clinit>"
+            return InstrumentingMethod(next, this, className, isSnippetBody, isInitializer)
+        }
+    }
 
-                    override fun visitLabel(label: Label) {
-                        visited += label
-                        super.visitLabel(label)
-                    }
+    /**
+     * Instruments one method of the class [className]: an interruption check on entry (but in [isInitializer]) and
+     * before every backward jump, the context class loader set at the start of the [isSnippetBody], and the calls
+     * ending the process replaced; it marks [instrumented] changed when it changes anything.
+     */
+    private class InstrumentingMethod(
+        next: MethodVisitor,
+        private val instrumented: InstrumentingClass,
+        private val className: String,
+        private val isSnippetBody: Boolean,
+        private val isInitializer: Boolean,
+    ) : MethodVisitor(Opcodes.ASM9, next) {
+        private val visited = HashSet<Label>()
 
-                    override fun visitJumpInsn(opcode: Int, label: Label) {
-                        if (label in visited) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
-                            changed = true
-                        }
-                        super.visitJumpInsn(opcode, label)
-                    }
+        /** Whether a `Method.invoke` check was inserted, which needs 2 more stack slots. */
+        private var checksInvoke = false
 
-                    /** Whether a `Method.invoke` check was inserted, which needs 2 more stack slots. */
-                    private var checksInvoke = false
-
-                    override fun visitMethodInsn(opcode: Int, owner: String, name: String, descriptor: String, isInterface: Boolean) {
-                        if (opcode == Opcodes.INVOKEVIRTUAL && !isInterface) {
-                            val call = "$owner.$name$descriptor"
-                            lookups[call]?.let { checking ->
-                                super.visitMethodInsn(Opcodes.INVOKESTATIC, exitRefusal, name, checking, false)
-                                changed = true
-                                return
-                            }
-                            if (call == INVOKE) {
-                                checkInvoke()
-                                super.visitMethodInsn(opcode, owner, name, descriptor, false)
-                                return
-                            }
-                        }
-                        val replacement = if (opcode == Opcodes.INVOKESTATIC || opcode == Opcodes.INVOKEVIRTUAL) {
-                            exitReplacing(owner, name, descriptor)
-                        } else {
-                            null
-                        }
-                        if (replacement == null) return super.visitMethodInsn(opcode, owner, name, descriptor, isInterface)
-                        super.visitMethodInsn(Opcodes.INVOKESTATIC, replacement.owner, replacement.name, replacement.desc, false)
-                        changed = true
-                    }
-
-                    /**
-                     * Method, target, arguments on the stack: [ExitRefusal.checkInvoke] gets the method and the
-                     * arguments, and they are left as they were for the call.
-                     */
-                    private fun checkInvoke() {
-                        super.visitInsn(Opcodes.DUP2_X1) // target, arguments, method, target, arguments
-                        super.visitInsn(Opcodes.POP2) // target, arguments, method
-                        super.visitInsn(Opcodes.DUP_X2) // method, target, arguments, method
-                        super.visitInsn(Opcodes.SWAP) // method, target, method, arguments
-                        super.visitMethodInsn(
-                            Opcodes.INVOKESTATIC,
-                            exitRefusal,
-                            "checkInvoke",
-                            "(Ljava/lang/reflect/Method;[Ljava/lang/Object;)[Ljava/lang/Object;",
-                            false,
-                        ) // method, target, arguments
-                        checksInvoke = true
-                        changed = true
-                    }
-
-                    override fun visitInvokeDynamicInsn(name: String?, descriptor: String?, bootstrap: Handle?, vararg arguments: Any?) {
-                        val replaced = arguments.map(::refusingExit)
-                        if (replaced.indices.any { replaced[it] !== arguments[it] }) changed = true
-                        super.visitInvokeDynamicInsn(name, descriptor, bootstrap, *replaced.toTypedArray())
-                    }
-
-                    override fun visitLdcInsn(value: Any?) {
-                        val replaced = refusingExit(value)
-                        if (replaced !== value) changed = true
-                        super.visitLdcInsn(replaced)
-                    }
-
-                    override fun visitMaxs(maxStack: Int, maxLocals: Int) {
-                        super.visitMaxs(if (checksInvoke) maxStack + 2 else maxOf(maxStack, 1), maxLocals)
-                    }
-                }
+        override fun visitCode() {
+            super.visitCode()
+            if (!isInitializer) {
+                // a lambda called over and over by a loop in library code (IntStream.forEach) stops here
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                instrumented.changed = true
+            }
+            if (isSnippetBody) {
+                super.visitLdcInsn(Type.getObjectType(className))
+                super.visitMethodInsn(
+                    Opcodes.INVOKESTATIC,
+                    contextClassLoader,
+                    "setToLoaderOf",
+                    "(Ljava/lang/Class;)V",
+                    false,
+                )
+                instrumented.changed = true
             }
         }
-        reader.accept(valueClassCalls.rewrite(instrumenting) { changed = true }, 0)
-        return if (changed) writer.toByteArray() else bytes
+
+        override fun visitLabel(label: Label) {
+            visited += label
+            super.visitLabel(label)
+        }
+
+        override fun visitJumpInsn(opcode: Int, label: Label) {
+            // a jump to a label already visited goes backwards: it closes a loop
+            if (label in visited) {
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, interruption, "check", "()V", false)
+                instrumented.changed = true
+            }
+            super.visitJumpInsn(opcode, label)
+        }
+
+        override fun visitMethodInsn(opcode: Int, owner: String, name: String, descriptor: String, isInterface: Boolean) {
+            if (opcode == Opcodes.INVOKEVIRTUAL && !isInterface && visitedReflectiveCall(opcode, owner, name, descriptor)) return
+            val replacement = if (opcode == Opcodes.INVOKESTATIC || opcode == Opcodes.INVOKEVIRTUAL) {
+                exitReplacing(owner, name, descriptor)
+            } else {
+                null
+            }
+            if (replacement == null) return super.visitMethodInsn(opcode, owner, name, descriptor, isInterface)
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, replacement.owner, replacement.name, replacement.desc, false)
+            instrumented.changed = true
+        }
+
+        /**
+         * Visits a virtual call of a `MethodHandles.Lookup` method finding a handle (replaced by its checking
+         * replacement) or of `Method.invoke` (checked first), returning whether the call was one of them.
+         */
+        private fun visitedReflectiveCall(opcode: Int, owner: String, name: String, descriptor: String): Boolean {
+            val call = "$owner.$name$descriptor"
+            lookups[call]?.let { checking ->
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, exitRefusal, name, checking, false)
+                instrumented.changed = true
+                return true
+            }
+            if (call != INVOKE) return false
+            checkInvoke()
+            super.visitMethodInsn(opcode, owner, name, descriptor, false)
+            return true
+        }
+
+        /**
+         * Method, target, arguments on the stack: [ExitRefusal.checkInvoke] gets the method and the
+         * arguments, and they are left as they were for the call.
+         */
+        private fun checkInvoke() {
+            super.visitInsn(Opcodes.DUP2_X1) // target, arguments, method, target, arguments
+            super.visitInsn(Opcodes.POP2) // target, arguments, method
+            super.visitInsn(Opcodes.DUP_X2) // method, target, arguments, method
+            super.visitInsn(Opcodes.SWAP) // method, target, method, arguments
+            super.visitMethodInsn(
+                Opcodes.INVOKESTATIC,
+                exitRefusal,
+                "checkInvoke",
+                "(Ljava/lang/reflect/Method;[Ljava/lang/Object;)[Ljava/lang/Object;",
+                false,
+            ) // method, target, arguments
+            checksInvoke = true
+            instrumented.changed = true
+        }
+
+        override fun visitInvokeDynamicInsn(name: String?, descriptor: String?, bootstrap: Handle?, vararg arguments: Any?) {
+            val replaced = arguments.map(::refusingExit)
+            if (replaced.indices.any { replaced[it] !== arguments[it] }) instrumented.changed = true
+            super.visitInvokeDynamicInsn(name, descriptor, bootstrap, *replaced.toTypedArray())
+        }
+
+        override fun visitLdcInsn(value: Any?) {
+            val replaced = refusingExit(value)
+            if (replaced !== value) instrumented.changed = true
+            super.visitLdcInsn(replaced)
+        }
+
+        override fun visitMaxs(maxStack: Int, maxLocals: Int) {
+            super.visitMaxs(if (checksInvoke) maxStack + 2 else maxOf(maxStack, 1), maxLocals)
+        }
     }
 
     private const val SNIPPET_BODY = "\$\$eval"

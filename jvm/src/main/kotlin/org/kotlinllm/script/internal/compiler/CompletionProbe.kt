@@ -85,24 +85,12 @@ internal class CompletionProbe(
         script.markAsReplSnippet()
         script.putUserData(ScriptPriorities.PRIORITY_KEY, history.getSnippetCount())
         val configuration: CompilerConfiguration = internals.environment.configuration.copy()
-        val registrars = configuration.getCompilerExtensions(FirExtensionRegistrar)
         var moduleData: FirModuleData? = null
         return try {
             history.probing {
                 val module = moduleDataProvider.addNewSnippetModuleData(Name.special("<REPL-probe-$fileName>"))
                 moduleData = module
-                val session = FirJvmSessionFactory.createSourceSession(
-                    module,
-                    AbstractProjectFileSearchScope.EMPTY,
-                    createIncrementalCompilationSymbolProviders = { null },
-                    registrars,
-                    configuration,
-                    context = internals.sessionFactoryContext,
-                    needRegisterJavaElementFinder = false,
-                    kmpModuleKind = KmpModuleKind.SingleModule,
-                    init = {},
-                )
-                session.register(FirScriptCompilationComponent::class, FirScriptCompilationComponent(hostConfiguration))
+                val session = sourceSession(internals, module, configuration)
                 val raw = session.buildFirFromKtFiles(listOf(ktFile))
                 val (scopeSession, files) = session.runResolution(raw)
                 read(ResolvedProbe(session, scopeSession, files.single())).also { K2Internals.done(Step.PROBE) }
@@ -115,5 +103,23 @@ internal class CompletionProbe(
             hostConfiguration[ScriptingHostConfiguration.scriptRefinedCompilationConfigurationsCache]
                 ?.clearRefinedCompilationConfiguration(KtFileScriptSource(ktFile))
         }
+    }
+
+    /** The FIR session of the probe's module, made as the REPL makes a snippet's, with the compiler plugins registered. */
+    @OptIn(SessionConfiguration::class)
+    private fun sourceSession(internals: Internals, module: FirModuleData, configuration: CompilerConfiguration): FirSession {
+        val session = FirJvmSessionFactory.createSourceSession(
+            module,
+            AbstractProjectFileSearchScope.EMPTY,
+            createIncrementalCompilationSymbolProviders = { null },
+            configuration.getCompilerExtensions(FirExtensionRegistrar),
+            configuration,
+            context = internals.sessionFactoryContext,
+            needRegisterJavaElementFinder = false,
+            kmpModuleKind = KmpModuleKind.SingleModule,
+            init = {},
+        )
+        session.register(FirScriptCompilationComponent::class, FirScriptCompilationComponent(internals.hostConfiguration))
+        return session
     }
 }

@@ -251,18 +251,21 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             logger.debug { "compiled ${source.name} in ${(System.nanoTime() - started) / 1_000_000} ms" }
         }
         return when (result) {
-            is ResultWithDiagnostics.Success -> {
-                val module = (result.value.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
-                val classFiles = module?.compilerOutputFiles.orEmpty()
-                (classFiles as? MutableMap<String, ByteArray>)?.let { SnippetBytecode.instrument(it, valueClassCalls) }
-                    ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
-                Compilation.Compiled(result.value, messageCollector.diagnostics.toList(), classFiles, extraClasspath)
-            }
+            is ResultWithDiagnostics.Success -> compiled(source, result.value, extraClasspath)
             is ResultWithDiagnostics.Failure -> {
                 forget(previous)
                 Compilation.Failed((result.reports + messageCollector.diagnostics).distinct())
             }
         }
+    }
+
+    /** The compiled [snippet] of [source], its class files instrumented before anything loads them. */
+    private fun compiled(source: SourceCode, snippet: LinkedSnippet<CompiledScript>, extraClasspath: List<File>): Compilation.Compiled {
+        val module = (snippet.get() as? KJvmCompiledScript)?.getCompiledModule() as? KJvmCompiledModuleInMemory
+        val classFiles = module?.compilerOutputFiles.orEmpty()
+        (classFiles as? MutableMap<String, ByteArray>)?.let { SnippetBytecode.instrument(it, valueClassCalls) }
+            ?: logger.warn { "the class files of ${source.name} cannot be instrumented: busy loops cannot be cancelled" }
+        return Compilation.Compiled(snippet, messageCollector.diagnostics.toList(), classFiles, extraClasspath)
     }
 
     /**

@@ -78,40 +78,16 @@ internal class SessionDisplay(
             finished(shown)?.let { return if (rendered && !it.explicitPlain) it.withPlain(textOf(value)) else it }
             val renderer = renderers.firstOrNull { it.type.isInstance(shown) }
             if (renderer != null) {
-                current = try {
-                    renderer.function(shown)
-                } catch (e: Throwable) {
-                    if (e is VirtualMachineError && e !is StackOverflowError) throw e
-                    notice(
-                        "render<${renderer.type.simpleName}> registered by ${renderer.where} threw ${SnippetNames.header(
-                            e,
-                        )}; shown as text",
-                    )
-                    return plain(value, null)
-                }
+                current = rendering(renderer, shown).getOrElse { return plain(value, null) }
                 rendered = true
                 return@repeat
             }
-            val jetBrains = try {
-                JupyterApiInterop.render(shown)
-            } catch (e: Throwable) {
-                if (e is VirtualMachineError && e !is StackOverflowError) throw e
-                notice("render(notebook) of ${SnippetNames.className(shown.javaClass.name)} threw ${SnippetNames.header(e)}; shown as text")
-                return plain(value, null)
-            }
+            val jetBrains = jetBrainsRendering(shown).getOrElse { return plain(value, null) }
             if (jetBrains != null) {
                 current = jetBrains
                 return@repeat
             }
-            LibraryRenderers.find(shown)?.let { library ->
-                return try {
-                    library.render()
-                } catch (e: Throwable) {
-                    if (e is VirtualMachineError && e !is StackOverflowError) throw e
-                    notice("the built-in ${library.renderer.library} renderer threw ${SnippetNames.header(e)}; shown as text")
-                    plain(value, null)
-                }
-            }
+            LibraryRenderers.find(shown)?.let { return libraryBundle(it, value) }
             if (shown is BufferedImage) return bufferedImage(shown)
             return plain(value, if (rendered) shown else null)
         }
@@ -119,6 +95,39 @@ internal class SessionDisplay(
             "rendering ${SnippetNames.className(value?.javaClass?.name.orEmpty())} did not end after $MAX_STEPS renderers; shown as text",
         )
         return plain(value, null)
+    }
+
+    // A failing rendering is told on stderr and the value shown as text: one bad renderer must not lose the cell's value.
+
+    /** What the session's [renderer] makes of [shown]; a failure when it threw (told already). */
+    private fun rendering(renderer: Renderer, shown: Any): Result<Any?> = try {
+        Result.success(renderer.function(shown))
+    } catch (e: Throwable) {
+        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        notice(
+            "render<${renderer.type.simpleName}> registered by ${renderer.where} threw ${SnippetNames.header(
+                e,
+            )}; shown as text",
+        )
+        Result.failure(e)
+    }
+
+    /** The JetBrains `Renderable` rendering of [shown], null when it is none; a failure when it threw (told already). */
+    private fun jetBrainsRendering(shown: Any): Result<Any?> = try {
+        Result.success(JupyterApiInterop.render(shown))
+    } catch (e: Throwable) {
+        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        notice("render(notebook) of ${SnippetNames.className(shown.javaClass.name)} threw ${SnippetNames.header(e)}; shown as text")
+        Result.failure(e)
+    }
+
+    /** The bundle a library renderer the engine knows makes, or [value] as text when it threw. */
+    private fun libraryBundle(library: LibraryRenderers.Match, value: Any?): MimeBundle = try {
+        library.render()
+    } catch (e: Throwable) {
+        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        notice("the built-in ${library.renderer.library} renderer threw ${SnippetNames.header(e)}; shown as text")
+        plain(value, null)
     }
 
     /** The bundle of a value that is shown as it is. */

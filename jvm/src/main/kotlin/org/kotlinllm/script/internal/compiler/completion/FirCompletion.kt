@@ -432,37 +432,15 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
         private fun locals(path: List<FirElement>, found: FirQualifiedAccessExpression) {
             val offset = found.source?.startOffset ?: Int.MAX_VALUE
             var implicitReceivers = 0
+            // counted over the whole path: the innermost receivers come first
+            val receiverAllowed = { implicitReceivers++ < MAX_IMPLICIT_RECEIVERS }
             for ((index, element) in path.withIndex().reversed()) {
-                val next = path.getOrNull(index + 1)
                 when (element) {
-                    is FirBlock -> for (statement in element.statements) {
-                        if (statement === next) break
-                        val start = statement.source?.startOffset ?: continue
-                        if (start >= offset) break
-                        if (statement is FirVariable && matches(statement.name)) {
-                            add(statement.name.asString(), "variable", Signatures.of(statement.symbol), RANK_LOCAL)
-                        }
-                        if (statement is FirNamedFunction && matches(statement.name)) {
-                            add(statement.name.asString(), "function", Signatures.of(statement.symbol), RANK_LOCAL)
-                        }
-                        if (statement is FirRegularClass && matches(statement.name)) symbol(statement.symbol, RANK_LOCAL)
-                    }
-                    is FirFunction -> {
-                        if (element is FirNamedFunction && element.isReplSnippetDeclaration != true && element.name.isSpecial) continue
-                        for (parameter in element.valueParameters) {
-                            if (matches(parameter.name)) {
-                                add(parameter.name.asString(), "parameter", Signatures.parameter(parameter.symbol), RANK_LOCAL)
-                            }
-                        }
-                        val receiver = element.receiverParameter?.typeRef?.coneType
-                        if (receiver != null && implicitReceivers++ < MAX_IMPLICIT_RECEIVERS) {
-                            membersAndExtensions(receiver, RANK_MEMBER, publicOnly = true)
-                        }
-                        if (element is FirAnonymousFunction) continue
-                    }
+                    is FirBlock -> blockLocals(element, path.getOrNull(index + 1), offset)
+                    is FirFunction -> functionLocals(element, receiverAllowed)
                     is FirRegularClass -> {
                         val snippetClass = path.getOrNull(index - 1) is FirReplSnippet
-                        if (!snippetClass && implicitReceivers++ < MAX_IMPLICIT_RECEIVERS) {
+                        if (!snippetClass && receiverAllowed()) {
                             membersAndExtensions(element.symbol.defaultType(), RANK_MEMBER, publicOnly = false)
                         }
                     }
@@ -474,6 +452,36 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                     }
                     else -> {}
                 }
+            }
+        }
+
+        /** The variables, functions and classes of [block] declared before the marker (at [offset], inside [next]). */
+        private fun blockLocals(block: FirBlock, next: FirElement?, offset: Int) {
+            for (statement in block.statements) {
+                if (statement === next) break
+                val start = statement.source?.startOffset ?: continue
+                if (start >= offset) break
+                if (statement is FirVariable && matches(statement.name)) {
+                    add(statement.name.asString(), "variable", Signatures.of(statement.symbol), RANK_LOCAL)
+                }
+                if (statement is FirNamedFunction && matches(statement.name)) {
+                    add(statement.name.asString(), "function", Signatures.of(statement.symbol), RANK_LOCAL)
+                }
+                if (statement is FirRegularClass && matches(statement.name)) symbol(statement.symbol, RANK_LOCAL)
+            }
+        }
+
+        /** The parameters of a [function] around the marker, and the members of its receiver while [receiverAllowed]. */
+        private fun functionLocals(function: FirFunction, receiverAllowed: () -> Boolean) {
+            if (function is FirNamedFunction && function.isReplSnippetDeclaration != true && function.name.isSpecial) return
+            for (parameter in function.valueParameters) {
+                if (matches(parameter.name)) {
+                    add(parameter.name.asString(), "parameter", Signatures.parameter(parameter.symbol), RANK_LOCAL)
+                }
+            }
+            val receiver = function.receiverParameter?.typeRef?.coneType
+            if (receiver != null && receiverAllowed()) {
+                membersAndExtensions(receiver, RANK_MEMBER, publicOnly = true)
             }
         }
     }

@@ -100,6 +100,20 @@ internal class SnippetParser(project: Project) {
             is KtProperty -> declaration.typeReference == null
             else -> false
         }
+        val range = declaration.textRange
+        return DeclaredName(
+            name = name,
+            kind = kind,
+            header = header(declaration, source),
+            inferredType = inferred,
+            isInline = (declaration as? KtCallableDeclaration)?.hasModifier(KtTokens.INLINE_KEYWORD) == true,
+            isOperator = declaration is KtNamedFunction && declaration.hasModifier(KtTokens.OPERATOR_KEYWORD),
+            range = source.range(range.startOffset, range.endOffset),
+        )
+    }
+
+    /** The text of [declaration] up to its body: what a later snippet is told it declared. */
+    private fun header(declaration: KtDeclaration, source: SourceText): String {
         val bodyStart = when (declaration) {
             is KtNamedFunction -> declaration.equalsToken?.textRange?.startOffset ?: declaration.bodyExpression?.textRange?.startOffset
             // a property's header ends before its initializer or its accessors (the provided properties' getters)
@@ -114,16 +128,6 @@ internal class SnippetParser(project: Project) {
                 declaration.valOrVarKeyword.textRange.startOffset
             }
                 ?: declaration.textRange.startOffset
-        val header = source.text.substring(start, bodyStart ?: declaration.textRange.endOffset).trim()
-        val range = declaration.textRange
-        return DeclaredName(
-            name = name,
-            kind = kind,
-            header = header,
-            inferredType = inferred,
-            isInline = (declaration as? KtCallableDeclaration)?.hasModifier(KtTokens.INLINE_KEYWORD) == true,
-            isOperator = declaration is KtNamedFunction && declaration.hasModifier(KtTokens.OPERATOR_KEYWORD),
-            range = source.range(range.startOffset, range.endOffset),
-        )
+        return source.text.substring(start, bodyStart ?: declaration.textRange.endOffset).trim()
     }
 }
