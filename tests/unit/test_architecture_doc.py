@@ -343,3 +343,33 @@ def test_every_thread_of_the_threads_table_is_named_in_the_code() -> None:
     # `kotlin-script-session-N`: the code appends the session's number
     unnamed = [name for name in threads if name.removesuffix("N") not in python + engine]
     assert unnamed == []
+
+
+#: The behaviours issue 39's one-guess test asks for, each a row of the doc's "Where does X live".
+ONE_GUESS = (
+    "interrupt of a running cell",
+    "`<error>` rendering",
+    "a value's MIME bundle",
+    "typed completion",
+    "`%use`",
+    "the DataFrame table",
+    "column accessors",
+    "import hints",
+    "the MCP run's bounded output",
+    "version-less resolution",
+    "the cell time limit",
+)
+
+
+def test_where_does_x_live_names_an_existing_file_for_each_behaviour() -> None:
+    rows = {row[0]: row[1:] for row in _table_rows("Where does X live")}
+    assert set(ONE_GUESS) <= set(rows), sorted(set(ONE_GUESS) - set(rows))
+    missing = [
+        f"{behaviour}: {path}"
+        for behaviour, cells in rows.items()
+        for cell in cells
+        for path in re.findall(r"`([^`]+/[^`]+)`", cell)
+        if not (ROOT / path).is_file()
+    ]
+    assert missing == []
+    assert all(re.search(r"`[^`]+/[^`]+`", cells[0]) for cells in rows.values()), "a row without a file"

@@ -88,7 +88,7 @@ def test_the_phases_are_the_engines() -> None:
 
 
 def test_the_bridge_calls_only_getters_the_engine_has() -> None:
-    engine = _classes(*sorted(HOST.glob("*.kt")), ENGINE / "Completion.kt")
+    engine = _classes(*sorted(HOST.glob("*.kt")), ENGINE / "completion" / "Completion.kt")
     getters = {wire.getter(p) for properties, _ in engine.values() for p in properties}
     bridge = (PACKAGE / "session" / "bridge.py").read_text(encoding="utf-8")
     called = set(re.findall(r"\.((?:get|is)[A-Z]\w*)\(", bridge))

@@ -21,7 +21,7 @@ public class ScriptExecution internal constructor(
 
     init {
         ticket?.settled?.thenAccept { run ->
-            val result = run?.result?.toScriptResult()
+            val result = run?.result?.let(::ScriptResult)
             if (result != null) complete(result)
             settled.complete(result)
         }

@@ -31,14 +31,14 @@ public sealed interface ScriptResult {
 /** Where a snippet failed. */
 public enum class ExecutionPhase { COMPILATION, EVALUATION }
 
-/** The engine's result as the spec shows it. */
-internal fun RunResult.toScriptResult(): ScriptResult = when (this) {
-    is RunResult.Value -> ScriptResult.Value(value, warnings, resolvedVersions)
+/** The engine's [result] as the spec shows it: the one mapping of the engine's results to the public ones. */
+internal fun ScriptResult(result: RunResult): ScriptResult = when (result) {
+    is RunResult.Value -> ScriptResult.Value(result.value, result.warnings, result.resolvedVersions)
     is RunResult.Error -> ScriptResult.Error(
-        when (phase) {
+        when (result.phase) {
             RunPhase.COMPILATION -> ExecutionPhase.COMPILATION
             RunPhase.EVALUATION -> ExecutionPhase.EVALUATION
         },
-        message,
+        result.message,
     )
 }

@@ -21,11 +21,11 @@ internal object CompilerTexts {
     val COROUTINES_CANDIDATE: Regex = Regex("""CoroutineDispatcher\.invoke\(|CoroutineScope\.plus\(""")
 
     /**
-     * An [DiagnosticNames.ASSIGNMENT_TYPE_MISMATCH] whose expected type is a DataFrame of a marker type the engine
-     * declared for column accessors, group 1 the marker: only the message names the types.
+     * An [DiagnosticNames.ASSIGNMENT_TYPE_MISMATCH] whose expected type is a DataFrame of one type argument, group 1
+     * its simple name (the engine's markers for column accessors are among them): only the message names the types.
      */
     val FRAME_MARKER_EXPECTED: Regex = Regex(
-        """^Assignment type mismatch: actual type is '[^']*', but '(?:[\w.]+\.)?DataFrame<(?:[\w.]+\.)?(_DataFrameType\w*)>' was expected""",
+        """^Assignment type mismatch: actual type is '[^']*', but '(?:[\w.]+\.)?DataFrame<(?:[\w.]+\.)?(\w+)>' was expected""",
     )
 
     /**

@@ -8,7 +8,6 @@ import org.kotlinllm.script.internal.pipeline.RunResult
 import org.kotlinllm.script.internal.pipeline.SnippetRun
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.runtime.MimeBundle
-import org.kotlinllm.script.toScriptResult
 
 /**
  * How a snippet ended, with the facts a host shows computed by the engine.
@@ -77,7 +76,7 @@ public class HostOutcome(
             maxDisplayBytes: Long = DisplayLimit.DEFAULT_MAX_BYTES,
         ): HostOutcome {
             val ran = run ?: notStarted()
-            return when (val result = ran.result.toScriptResult()) {
+            return when (val result = ScriptResult(ran.result)) {
                 is ScriptResult.Value -> valueOutcome(snippetNumber, ran, result, cancelled, maxDisplayBytes)
                 is ScriptResult.Error -> errorOutcome(snippetNumber, ran, result, cancelled)
             }

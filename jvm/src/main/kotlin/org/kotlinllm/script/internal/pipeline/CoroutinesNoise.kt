@@ -25,7 +25,10 @@ internal class CoroutinesNoise(private val compiler: RewritingCompiler, private 
         classpath: List<File>,
         libraries: Collection<String>,
     ): List<Diagnostic> {
-        val noisy = reported.filter { diagnostic -> diagnostic.name == DiagnosticNames.UNRESOLVED_REFERENCE_WRONG_RECEIVER && CompilerTexts.COROUTINES_CANDIDATE.containsMatchIn(diagnostic.message) }
+        val noisy = reported.filter { diagnostic ->
+            diagnostic.name == DiagnosticNames.UNRESOLVED_REFERENCE_WRONG_RECEIVER &&
+                CompilerTexts.COROUTINES_CANDIDATE.containsMatchIn(diagnostic.message)
+        }
             .mapNotNull { it.range }.toSet()
         if (noisy.isEmpty()) return reported
         val again = compiler.compileWithout(fileName, parsed, classpath, libraries, listOf(COROUTINES_IMPORT))
@@ -35,8 +38,10 @@ internal class CoroutinesNoise(private val compiler: RewritingCompiler, private 
         // the REPL reports a property of the same snippet called as a function (`val n = 5; n()`) so, which would
         // mislead more than the noise
         val plain = CompilerReports.of(again.diagnostics, fileName).filter {
-            it.range in noisy && (it.name == DiagnosticNames.FUNCTION_EXPECTED ||
-                (it.name == DiagnosticNames.UNRESOLVED_REFERENCE && CompilerTexts.RECEIVER_TYPE.containsMatchIn(it.message)))
+            it.range in noisy && (
+                it.name == DiagnosticNames.FUNCTION_EXPECTED ||
+                    (it.name == DiagnosticNames.UNRESOLVED_REFERENCE && CompilerTexts.RECEIVER_TYPE.containsMatchIn(it.message))
+                )
         }
         if (plain.isEmpty()) return reported
         val first = reported.indexOfFirst { it.range in noisy }

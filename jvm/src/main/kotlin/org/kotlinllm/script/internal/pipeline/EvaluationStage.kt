@@ -87,7 +87,6 @@ internal class EvaluationStage(
     }
 }
 
-
 /** The class files of snippets declaring inline functions: later compilations can inline them only if they see them. */
 internal class InlineClassFiles(private val compilerHost: ReplCompilerHost) : AutoCloseable {
     private var root: File? = null

@@ -18,7 +18,6 @@ import kotlin.script.experimental.api.ScriptDiagnostic
  */
 internal object FrameAssignments : SecondAttempt {
 
-
     override fun rewrite(parsed: ParsedSnippet, failed: List<ScriptDiagnostic>): SnippetRewrite? {
         val assignments = parsed.file.collectDescendantsOfType<KtBinaryExpression> { it.operationToken == KtTokens.EQ }
         val fixed = mutableSetOf<ScriptDiagnostic>()
@@ -26,6 +25,7 @@ internal object FrameAssignments : SecondAttempt {
         for (diagnostic in failed.filter { it.severity >= ScriptDiagnostic.Severity.ERROR }) {
             if (CompilerDiagnostics.name(diagnostic) != DiagnosticNames.ASSIGNMENT_TYPE_MISMATCH) continue
             val marker = CompilerTexts.FRAME_MARKER_EXPECTED.find(CompilerDiagnostics.text(diagnostic))?.groupValues?.get(1) ?: continue
+            if (!marker.startsWith(DataFrameNames.MARKER_PREFIX)) continue
             val start = diagnostic.location?.start ?: continue
             val offset = parsed.source.offset(start.line, start.col)
             // the compiler marks the assignment's `=`
