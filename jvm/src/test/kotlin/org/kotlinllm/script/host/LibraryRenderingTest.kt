@@ -7,6 +7,9 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import org.junit.jupiter.api.Timeout
+import org.kotlinllm.script.RenderedLibraries.DATAFRAME_CORE
+import org.kotlinllm.script.RenderedLibraries.JARS
+import org.kotlinllm.script.RenderedLibraries.LETS_PLOT
 import org.kotlinllm.script.assertValue
 import org.kotlinllm.script.testLibraries
 import java.nio.file.Files
@@ -191,15 +194,5 @@ class LibraryRenderingTest {
         dataFrame
         run("render<DataFrame<*>> { \"a frame of \${it.rowsCount()} rows\" }")
         assertEquals(mapOf("text/plain" to "a frame of 3 rows"), data("df"))
-    }
-
-    private companion object {
-        /** Pinned as tests/libraries.py pins them. */
-        const val DATAFRAME_CORE = "org.jetbrains.kotlinx:dataframe-core:0.15.0"
-        const val LETS_PLOT = "org.jetbrains.lets-plot:lets-plot-kotlin-jvm:4.5.0"
-        val JARS = listOf(
-            "org/jetbrains/kotlinx/dataframe-core/0.15.0/dataframe-core-0.15.0.jar",
-            "org/jetbrains/lets-plot/lets-plot-kotlin-jvm/4.5.0/lets-plot-kotlin-jvm-4.5.0.jar",
-        )
     }
 }

@@ -15,9 +15,11 @@ import org.jetbrains.kotlin.scripting.compiler.plugin.definitions.scriptRefinedC
 import org.jetbrains.kotlin.scripting.compiler.plugin.impl.ReplModuleDataProvider
 import org.jetbrains.kotlin.scripting.definitions.ScriptConfigurationsProvider
 import org.junit.jupiter.api.Test
+import org.kotlinllm.script.REFLECTIVE_CALLS
 import org.kotlinllm.script.ScriptSession
 import org.kotlinllm.script.assertValue
 import org.kotlinllm.script.internal.compiler.K2Internals.Lookup
+import org.kotlinllm.script.linesMatching
 import java.io.File
 import java.util.Collections
 import java.util.IdentityHashMap
@@ -119,19 +121,7 @@ class K2InternalsTest {
             .filter { it.startsWith(compilerPackage) || it.readText().contains("\nimport org.jetbrains.kotlin.") }
             .toList()
         assertTrue(files.count { it.startsWith(compilerPackage) } > 10, "the compiler package's sources are found in $compilerPackage")
-        val reflective = listOf(
-            """getDeclared(Field|Method|Constructor)""",
-            """declared(Fields|Methods)""",
-            """\.(methods|fields)\b""",
-            """get(Method|Field)\(""",
-            """(is|set|trySet)Accessible""",
-            """java\.lang\.reflect""",
-        ).map(::Regex)
-        val uses = files.flatMap { file ->
-            file.readLines().withIndex()
-                .filter { (_, line) -> reflective.any { it.containsMatchIn(line) } }
-                .map { (i, line) -> "${file.name}:${i + 1}: ${line.trim()}" }
-        }
+        val uses = linesMatching(files, REFLECTIVE_CALLS + Regex("""java\.lang\.reflect"""))
         assertEquals(emptyList(), uses, "reflection outside K2Internals.kt")
     }
 
