@@ -1,11 +1,11 @@
 """Installs JetBrains' Kotlin kernel API jars into the local Maven repository when it lacks them.
 
 The engine depends on ``org.jetbrains.kotlinx:kotlin-jupyter-api`` and ``kotlin-jupyter-protocol-api`` at exactly
-``0.19.0-944`` (jvm/pom.xml says why). Where Maven Central serves that version, Maven fetches it as usual; a repository
-that does not (some mirrors serve only 0.11) makes the engine build fail. Then this module takes the two jars from
-JetBrains' own kernel wheel on PyPI (``kotlin-jupyter-kernel==0.19.0.944``, Apache-2.0, fetched with ``pip download``)
-and installs them under their real coordinates with ``mvn install:install-file``. Idempotent: nothing happens when
-both jars are already in the local repository.
+``0.19.0-944`` (jvm/pom.xml says why). When the local repository lacks them, Maven is asked to fetch them first; where
+its repositories do not serve that version (some mirrors of Maven Central serve only 0.11), this module takes the two
+jars from JetBrains' own kernel wheel on PyPI (``kotlin-jupyter-kernel==0.19.0.944``, Apache-2.0, fetched with
+``pip download``) and installs them under their real coordinates with ``mvn install:install-file``. Idempotent:
+nothing happens when both jars are already in the local repository.
 
 Run it as ``python scripts/jupyter_api_jars.py`` (scripts/setup-kernel.sh does), or call :func:`ensure_installed`
 (hatch_build.py does, before Maven builds the engine).
@@ -20,7 +20,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 GROUP = "org.jetbrains.kotlinx"
@@ -33,15 +33,31 @@ ARTIFACTS = {
 WHEEL = "kotlin-jupyter-kernel==0.19.0.944"
 # The install goal by its full name, so that Maven's default plugin version does not decide how it behaves.
 INSTALL_FILE = "org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file"
+GET = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:get"
 
 
 class JupyterApiInstallError(RuntimeError):
     """The API jars are missing and could not be installed; the message says which step failed."""
 
 
-def local_repository(home: Path | None = None) -> Path:
-    """The local Maven repository: ``localRepository`` of ``~/.m2/settings.xml`` when set, else ``~/.m2/repository``."""
-    m2 = (home or Path.home()) / ".m2"
+def _maven_home() -> Path:
+    """The home Maven's JVM uses (``user.home``): the account's, which ``$HOME`` need not be."""
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):
+        return Path.home()
+
+
+def local_repository(home: Path | None = None, environ: Mapping[str, str] = os.environ) -> Path:
+    """The local Maven repository: ``-Dmaven.repo.local`` in ``MAVEN_OPTS``/``MAVEN_ARGS``, else ``localRepository``
+    of ``~/.m2/settings.xml``, else ``~/.m2/repository``."""
+    for variable in ("MAVEN_ARGS", "MAVEN_OPTS"):
+        for option in environ.get(variable, "").split():
+            if option.startswith("-Dmaven.repo.local="):
+                return Path(os.path.expanduser(option.split("=", 1)[1]))
+    m2 = (home or _maven_home()) / ".m2"
     settings = m2 / "settings.xml"
     if settings.is_file():
         try:
@@ -69,14 +85,15 @@ def missing(repository: Path) -> list[str]:
     ]
 
 
-def _run(command: list[str], what: str, cwd: Path) -> None:
+def _run(command: list[str], what: str, cwd: Path, check: bool = True) -> bool:
     # pip's isolated build environment hides the interpreter's own site-packages through PYTHONPATH; the pip run here
     # must see them (it is the interpreter's pip, not a build requirement).
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONNOUSERSITE", "PIP_REQ_TRACKER")}
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
+    if result.returncode != 0 and check:
         output = (result.stdout[-4000:] + result.stderr[-4000:]).strip()
         raise JupyterApiInstallError(f"{what} failed (exit {result.returncode}): {' '.join(command)}\n{output}")
+    return result.returncode == 0
 
 
 def jars_from_wheel(wheel: Path, target: Path) -> dict[str, Path]:
@@ -99,7 +116,7 @@ def jars_from_wheel(wheel: Path, target: Path) -> dict[str, Path]:
 def ensure_installed(
     mvn: str | None = None, python: str | None = None, log: Callable[[str], object] = print
 ) -> list[str]:
-    """Installs the missing API jars from the wheel; returns the artifactIds installed (empty when none was missing)."""
+    """Fetches the missing API jars with Maven, else installs them from the wheel; returns those the wheel gave."""
     repository = local_repository()
     needed = missing(repository)
     if not needed:
@@ -107,6 +124,13 @@ def ensure_installed(
     mvn = mvn or shutil.which("mvn")
     if mvn is None:
         raise JupyterApiInstallError("Installing JetBrains' Kotlin kernel API jars needs Maven (`mvn` on PATH).")
+    with tempfile.TemporaryDirectory(prefix="kotlin-jupyter-api-") as temp:
+        for artifact in needed:  # from Maven's own repositories, where they serve this version
+            get = [mvn, "-B", "-q", GET, f"-Dartifact={GROUP}:{artifact}:{VERSION}", "-Dtransitive=false"]
+            _run(get, f"Fetching {artifact} with Maven", Path(temp), check=False)
+    needed = missing(repository)
+    if not needed:
+        return []
     python = python or sys.executable
     log(
         f"kotlin-llm: {', '.join(needed)} {VERSION} not in {repository}: installing them from PyPI's {WHEEL} "
@@ -125,6 +149,9 @@ def ensure_installed(
             coordinates = [f"-DgroupId={GROUP}", f"-DartifactId={artifact}", f"-Dversion={VERSION}"]
             install = [mvn, "-B", "-q", INSTALL_FILE, f"-Dfile={jar}", *coordinates, "-Dpackaging=jar"]
             _run([*install, "-DgeneratePom=true"], f"Installing {GROUP}:{artifact}:{VERSION} with Maven", work)
+    for artifact in needed:  # the failed remote lookup's markers, now that the jars are installed
+        for marker in installed_jar(repository, artifact).parent.glob("*.lastUpdated"):
+            marker.unlink()
     still = missing(repository)
     if still:
         raise JupyterApiInstallError(

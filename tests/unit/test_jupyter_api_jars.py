@@ -26,14 +26,16 @@ def _module() -> ModuleType:
 jars = _module()
 
 
-def test_local_repository_is_the_settings_one_or_the_default(tmp_path: Path) -> None:
-    assert jars.local_repository(tmp_path) == tmp_path / ".m2" / "repository"
+def test_local_repository_is_maven_options_one_or_the_settings_one_or_the_default(tmp_path: Path) -> None:
+    assert jars.local_repository(tmp_path, {}) == tmp_path / ".m2" / "repository"
+    options = {"MAVEN_OPTS": f"-Xmx1g -Dmaven.repo.local={tmp_path / 'opts'}"}
+    assert jars.local_repository(tmp_path, options) == tmp_path / "opts"
     (tmp_path / ".m2").mkdir()
     (tmp_path / ".m2" / "settings.xml").write_text(
         '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">'
         f"<localRepository> {tmp_path / 'm2'} </localRepository></settings>"
     )
-    assert jars.local_repository(tmp_path) == tmp_path / "m2"
+    assert jars.local_repository(tmp_path, {}) == tmp_path / "m2"
 
 
 def test_missing_names_the_artifacts_without_jar_and_pom(tmp_path: Path) -> None:
