@@ -28,14 +28,26 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 JAR_SUBDIRS = ("lib", "resolver-lib", "sources", "compiler-plugins")
 
 
-def _load_java_finder(root: Path) -> Any:
-    path = root / "kotlin_llm_kernel" / "jvm" / "java_runtime.py"
-    spec = importlib.util.spec_from_file_location("_kotlin_llm_java", path)
+def _load_module(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _load_java_finder(root: Path) -> Any:
+    return _load_module("_kotlin_llm_java", root / "kotlin_llm_kernel" / "jvm" / "java_runtime.py")
+
+
+def _install_jupyter_api(root: Path, mvn: str, log: Any) -> None:
+    """JetBrains' kernel API jars the engine depends on, installed from their PyPI wheel where Maven lacks them."""
+    jars = _load_module("_kotlin_llm_jupyter_api", root / "scripts" / "jupyter_api_jars.py")
+    try:
+        jars.ensure_installed(mvn=mvn, log=log)
+    except jars.JupyterApiInstallError as error:
+        raise RuntimeError(f"Building kotlin-llm-kernel needs JetBrains' Kotlin kernel API jars: {error}") from None
 
 
 def _newest_source(jvm: Path) -> float:
@@ -70,6 +82,7 @@ def build_engine(root: Path, log: Any = print) -> Path:
             "Building kotlin-llm-kernel from source needs Maven 3.8 or newer to compile its Kotlin engine: "
             "install it (e.g. `apt-get install maven`) and put `mvn` on PATH, or install a prebuilt wheel instead."
         )
+    _install_jupyter_api(root, mvn, log)
     for sub in JAR_SUBDIRS:  # stale jars of older dependency versions must not be bundled
         shutil.rmtree(out / sub, ignore_errors=True)
     env = dict(os.environ, JAVA_HOME=str(runtime.home))

@@ -13,5 +13,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
+# JetBrains' Kotlin kernel API jars the engine builds against, from their PyPI wheel where Maven lacks them
+.venv/bin/python scripts/jupyter_api_jars.py
 .venv/bin/python -m pip install -q -e ".[$EXTRA]"
 .venv/bin/python -m kotlin_llm_kernel install --sys-prefix >/dev/null

@@ -104,6 +104,12 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("kotlin_llm_kernel/jars/kotlin-llm-engine-") for n in names)
     assert any(n.startswith("kotlin_llm_kernel/jars/lib/kotlin-stdlib-") for n in names)
+    # JetBrains' Kotlin kernel API, pinned, in the host classpath: one version of its classes
+    api = sorted(n for n in names if n.startswith("kotlin_llm_kernel/jars/lib/kotlin-jupyter-"))
+    assert api == [
+        "kotlin_llm_kernel/jars/lib/kotlin-jupyter-api-0.19.0-944.jar",
+        "kotlin_llm_kernel/jars/lib/kotlin-jupyter-protocol-api-0.19.0-944.jar",
+    ]
     # kotlinx.serialization's compiler plugin, on in every session, is built for exactly the bundled compiler
     [compiler] = [n for n in names if n.startswith("kotlin_llm_kernel/jars/lib/kotlin-compiler-embeddable-")]
     version = compiler.removeprefix("kotlin_llm_kernel/jars/lib/kotlin-compiler-embeddable-").removesuffix(".jar")
