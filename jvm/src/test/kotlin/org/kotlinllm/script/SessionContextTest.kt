@@ -12,11 +12,14 @@ import org.kotlinllm.script.host.InputRequestEvent
 import org.kotlinllm.script.host.SettledEvent
 import org.kotlinllm.script.host.defaultSettings
 import org.kotlinllm.script.runtime.vars
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.CyclicBarrier
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
 import kotlin.concurrent.thread
 import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
@@ -56,21 +59,25 @@ class SessionContextTest {
         @Volatile
         private var closed = false
 
+        /** The outcome of each snippet, completed by the reader when its SettledEvent comes. */
+        private val outcomes = ConcurrentHashMap<Int, CompletableFuture<HostOutcome>>()
+
+        private fun outcome(number: Int): CompletableFuture<HostOutcome> = outcomes.computeIfAbsent(number) { CompletableFuture() }
+
         private val reader = thread(name = "events of $name", isDaemon = true) {
             while (!closed) {
                 for (event in session.nextEvents(100)) {
                     events += event
                     if (event is InputRequestEvent) session.answerInput(event.requestId, "$name answer")
+                    if (event is SettledEvent) outcome(event.snippetNumber).complete(event.outcome)
                 }
             }
         }
 
-        fun settled(number: Int): HostOutcome {
-            val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120)
-            while (System.nanoTime() < deadline) {
-                events.filterIsInstance<SettledEvent>().firstOrNull { it.snippetNumber == number }?.let { return it.outcome }
-                Thread.sleep(10)
-            }
+        /** Waits for snippet [number] to settle; the bound only catches a hang. */
+        fun settled(number: Int): HostOutcome = try {
+            outcome(number).get(120, TimeUnit.SECONDS)
+        } catch (_: TimeoutException) {
             fail("snippet $number did not settle; events: $events")
         }
 
