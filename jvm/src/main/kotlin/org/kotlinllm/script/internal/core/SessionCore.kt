@@ -174,11 +174,7 @@ internal class SessionCore(
         val fileName = "snippet${ticket.number}.kts"
         var thrown: Throwable? = null
         val run = try {
-            startFailure?.let { SnippetRun.compilationError("$fileName: error: $it") } ?: started().run(fileName, code)
-        } catch (e: Throwable) {
-            thrown = e
-            logger.error(e) { "$fileName failed in the engine" }
-            SnippetRun.compilationError("$fileName: error: the engine failed: $e")
+            onPipeline(fileName, onFailure = { thrown = it }) { it.run(fileName, code) }
         } finally {
             ticket.ranMillis = clock.stop()
             ExitWatch.ends(id)
@@ -189,8 +185,22 @@ internal class SessionCore(
         thread.settled(run.thrown ?: thrown)
     }
 
-    /** The pipeline, which exists on the session's thread once the start did not fail. */
-    private fun started(): SnippetPipeline = checkNotNull(pipeline) { "the session's compiler did not start" }
+    /**
+     * [action] on the pipeline for the snippet [fileName]; the start's failure, or the engine's own failure (also given
+     * to [onFailure]), as the snippet's compilation error.
+     */
+    private inline fun onPipeline(
+        fileName: String,
+        onFailure: (Throwable) -> Unit = {},
+        action: (SnippetPipeline) -> SnippetRun,
+    ): SnippetRun = try {
+        startFailure?.let { SnippetRun.compilationError("$fileName: error: $it") }
+            ?: action(checkNotNull(pipeline) { "the session's compiler did not start" })
+    } catch (e: Throwable) {
+        onFailure(e)
+        logger.error(e) { "$fileName failed in the engine" }
+        SnippetRun.compilationError("$fileName: error: the engine failed: $e")
+    }
 
     /**
      * Compiles [code] on the session's thread as the next snippet would be compiled (as
@@ -202,13 +212,7 @@ internal class SessionCore(
         if (code.isBlank()) return CompletableFuture.completedFuture(SnippetRun.UNIT)
         val checked = CompletableFuture<SnippetRun>()
         thread.submit {
-            val run = try {
-                startFailure?.let { SnippetRun.compilationError("$fileName: error: $it") } ?: started().check(fileName, code)
-            } catch (e: Throwable) {
-                logger.error(e) { "checking $fileName failed in the engine" }
-                SnippetRun.compilationError("$fileName: error: the engine failed: $e")
-            }
-            checked.complete(run)
+            checked.complete(onPipeline(fileName) { it.check(fileName, code) })
         }
         return checked
     }

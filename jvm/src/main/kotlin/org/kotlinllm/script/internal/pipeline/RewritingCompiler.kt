@@ -28,12 +28,14 @@ internal class RewritingCompiler(private val compilerHost: ReplCompilerHost, pri
     private val secondAttempts: List<SecondAttempt> = listOf(SuspendingStatements, TopLevelCompanions, FrameAssignments)
 
     fun compile(fileName: String, parsed: ParsedSnippet, classpath: List<File>, libraries: Collection<String>): Compilation {
-        val first = compile(rewriteOf(parsed), fileName, classpath, imports(parsed, libraries), hiddenImports(parsed))
-        if (first !is Compilation.Failed) return first
         val public = insertions(parsed)
+        val imports = imports(parsed, libraries)
+        val hidden = hiddenImports(parsed)
+        val first = compile(SnippetRewrite(parsed.source, public), fileName, classpath, imports, hidden)
+        if (first !is Compilation.Failed) return first
         val rewrite = secondAttempts.firstNotNullOfOrNull { it.rewrite(parsed, first.diagnostics) }?.with(public) ?: return first
         logger.debug { "compiling $fileName again, rewritten" }
-        return when (val second = compile(rewrite, fileName, classpath, imports(parsed, libraries), hiddenImports(parsed))) {
+        return when (val second = compile(rewrite, fileName, classpath, imports, hidden)) {
             is Compilation.Compiled -> second
             is Compilation.Failed -> Compilation.Failed(rewrite.failed(first.diagnostics, second.diagnostics))
             is Compilation.Crashed -> first
