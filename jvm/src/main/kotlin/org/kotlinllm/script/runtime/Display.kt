@@ -3,46 +3,24 @@
 
 package org.kotlinllm.script.runtime
 
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.buildJsonObject
+import org.jetbrains.kotlinx.jupyter.api.DisplayResult
+import org.jetbrains.kotlinx.jupyter.api.MimeTypedResult
+import org.jetbrains.kotlinx.jupyter.api.MimeTypedResultEx
+import org.jetbrains.kotlinx.jupyter.api.outputs.standardMetadataModifiers
 import java.awt.image.BufferedImage
 import java.io.ByteArrayOutputStream
 import java.io.File
 import java.net.URI
 import java.util.Base64
 import javax.imageio.ImageIO
+import kotlinx.serialization.json.Json as KotlinxJson
 
 /*
  * The display API of the snippets, default-imported by name, with the names Kotlin notebooks use. They are top-level
  * functions, not members of an implicit receiver, for the same K2 reason as ScopeFunctions.kt.
  */
-
-/**
- * A rich value: MIME type → content (JSON types as JSON text, binary images as base64). Shown as all of them, the
- * client picking the richest it can; its `toString()` is its `text/plain`.
- */
-public class MimeTypedResult internal constructor(
-    private val data: Map<String, String>,
-    public val isolatedHtml: Boolean,
-    public val id: String?,
-    private val metadata: Map<String, Any?>,
-) : Map<String, String> by data {
-
-    public constructor(data: Map<String, String>, isolatedHtml: Boolean = false, id: String? = null) :
-        this(LinkedHashMap(data), isolatedHtml, id, emptyMap())
-
-    internal fun bundle(): MimeBundle {
-        val isolated = if (isolatedHtml) mapOf("text/html" to mapOf("isolated" to true)) else emptyMap()
-        return MimeBundle.of(data, metadata + isolated, id)
-    }
-
-    /** The same result shown under display [id] (for [UPDATE_DISPLAY]). */
-    public fun withId(id: String): MimeTypedResult = MimeTypedResult(data, isolatedHtml, id, metadata)
-
-    override fun toString(): String = bundle().plain
-
-    override fun equals(other: Any?): Boolean = other is MimeTypedResult && data == other.data && id == other.id
-
-    override fun hashCode(): Int = data.hashCode()
-}
 
 /** Shows [value] below the cell now (`display_data`), rendered as a cell value is; [id] lets [UPDATE_DISPLAY] replace it. */
 public fun DISPLAY(value: Any?, id: String? = null) {
@@ -59,17 +37,11 @@ public fun clearOutput(wait: Boolean = false) {
     displayOfCaller().clearOutput(wait)
 }
 
-/** HTML; [isolated] asks the client to show it in an iframe of its own. */
-public fun HTML(text: String, isolated: Boolean = false): MimeTypedResult = MimeTypedResult(mapOf("text/html" to text), isolated)
-
-/** Any MIME types, e.g. `MIME("text/markdown" to "**bold**", "text/plain" to "bold")`. */
-public fun MIME(vararg mimeToData: Pair<String, String>): MimeTypedResult = MimeTypedResult(linkedMapOf(*mimeToData))
-
 /**
  * LaTeX math, e.g. `LATEX("e^{i\\pi} + 1 = 0")`, typeset as a display formula: clients (MathJax) typeset only
  * what is inside math delimiters, so [latex] without any (`$$…$$`, `$…$`, `\[…\]`, `\(…\)`) is sent inside `$$…$$`.
  */
-public fun LATEX(latex: String): MimeTypedResult = MimeTypedResult(mapOf("text/latex" to delimitedMath(latex)))
+public fun LATEX(latex: String): MimeTypedResult = MimeTypedResult(mapOf("text/latex" to delimitedMath(latex)), false, null)
 
 private const val DISPLAY_MATH = "\$\$"
 
@@ -85,22 +57,20 @@ private fun delimitedMath(latex: String): String {
 }
 
 /**
- * JSON shown as a tree ([expanded]: opened), with its indented text as `text/plain`; a [jsonText] that is not JSON
- * throws [IllegalArgumentException] saying where.
+ * JSON shown as a tree ([expanded]: opened), with its indented text as `text/plain`; [isolated] as for HTML. JetBrains'
+ * signature, opened by default; a [json] that is not JSON throws [IllegalArgumentException] saying where.
  */
-public fun JSON(jsonText: String, expanded: Boolean = true): MimeTypedResult {
+public fun JSON(json: String, isolated: Boolean = false, expanded: Boolean = true): MimeTypedResultEx {
     val parsed = try {
-        Json.parse(jsonText)
+        Json.parse(json)
     } catch (e: Json.SyntaxError) {
         throw IllegalArgumentException("not valid JSON: ${e.message}")
     }
-    val metadata = if (expanded) mapOf("application/json" to mapOf("expanded" to true)) else emptyMap()
-    return MimeTypedResult(
-        linkedMapOf("application/json" to Json.write(parsed), "text/plain" to Json.pretty(parsed)),
-        false,
-        null,
-        metadata,
-    )
+    val data = buildJsonObject {
+        put("application/json", KotlinxJson.parseToJsonElement(Json.write(parsed)))
+        put(MimeBundle.PLAIN, JsonPrimitive(Json.pretty(parsed)))
+    }
+    return MimeTypedResultEx(data, null, standardMetadataModifiers(isolatedHtml = isolated, expandedJson = expanded))
 }
 
 /**
@@ -190,20 +160,6 @@ public class Image private constructor(
     }
 }
 
-/** JetBrains' `notebook`, for its spelling `notebook.clearOutput()`, `notebook.display(v)`, `notebook.updateDisplay(v, id)`. */
-public object Notebook {
-    public fun clearOutput(wait: Boolean = false): Unit = org.kotlinllm.script.runtime.clearOutput(wait)
-
-    public fun display(value: Any?, id: String? = null): Unit = DISPLAY(value, id)
-
-    public fun updateDisplay(value: Any?, id: String): Unit = UPDATE_DISPLAY(value, id)
-
-    override fun toString(): String = "notebook"
-}
-
-/** The notebook of the running session (see [Notebook]). */
-public val notebook: Notebook get() = Notebook
-
 /**
  * Renders the values of type [T] (and its subtypes) with [renderer], for the rest of the session: the cell values
  * and [DISPLAY]ed values after this snippet ran. [renderer] returns what to show instead: [HTML], [MIME], an [Image],
@@ -211,18 +167,6 @@ public val notebook: Notebook get() = Notebook
  */
 public inline fun <reified T : Any> render(noinline renderer: (T) -> Any?) {
     registerRenderer(T::class.java, renderer)
-}
-
-/** What `USE { … }` offers: JetBrains' `USE { render<T> { … } }`, so that Kotlin notebooks run unchanged. */
-public object RenderingScope {
-    public inline fun <reified T : Any> render(noinline renderer: (T) -> Any?) {
-        registerRenderer(T::class.java, renderer)
-    }
-}
-
-/** Runs [block] with [RenderingScope] as its receiver (JetBrains' `USE { render<T> { … } }`). */
-public fun USE(block: RenderingScope.() -> Unit) {
-    RenderingScope.block()
 }
 
 @PublishedApi
@@ -242,7 +186,7 @@ private object PrintedDisplay : DisplaySink {
     override fun display(value: Any?, id: String?, update: Boolean) {
         val text = when (value) {
             Unit -> return
-            is MimeTypedResult -> value.bundle().plain
+            is DisplayResult -> DisplayBundles.of(value).plain
             is Image -> value.bundle().plain
             else -> value.toString()
         }

@@ -1,5 +1,8 @@
 package org.kotlinllm.script.runtime
 
+import kotlinx.serialization.json.JsonObject
+import org.jetbrains.kotlinx.jupyter.api.DisplayResult
+
 /**
  * One rich output: [data] maps MIME types to their content as text (JSON MIME types as JSON text, binary images as
  * base64), [metadata] is the output's metadata (e.g. an image's size under its MIME type). [explicitPlain] tells
@@ -60,5 +63,25 @@ internal class MimeBundle(
             bytes < 1_000_000 -> "%.1f kB".format(java.util.Locale.ROOT, bytes / 1000.0)
             else -> "%.1f MB".format(java.util.Locale.ROOT, bytes / 1_000_000.0)
         }
+    }
+}
+
+/** JetBrains' display results (`HTML(…)`, `MIME(…)`, `JSON(…)`, a library's `DisplayResult`) as the engine's bundles. */
+internal object DisplayBundles {
+    private val EMPTY = JsonObject(emptyMap())
+
+    /** The bundle of [result]: its `data`, `metadata` and display id as its `toJson` writes them for a client. */
+    fun of(result: DisplayResult): MimeBundle {
+        // read back as the engine's own JSON values: one model of display data whichever API made it
+        val parsed = Json.parse(result.toJson(EMPTY, null).toString()) as? Map<*, *> ?: return MimeBundle.of(emptyMap())
+        val data = LinkedHashMap<String, String>()
+        (parsed["data"] as? Map<*, *>)?.forEach { (mime, content) ->
+            val name = mime.toString()
+            data[name] = if (content is String && !MimeBundle.isJson(name)) content else Json.write(content)
+        }
+        @Suppress("UNCHECKED_CAST")
+        val metadata = (parsed["metadata"] as? Map<String, Any?>).orEmpty()
+        val id = (parsed["transient"] as? Map<*, *>)?.get("display_id") as? String ?: result.id
+        return MimeBundle.of(data, metadata, id)
     }
 }

@@ -1,6 +1,7 @@
 package org.kotlinllm.script.runtime
 
 import kotlinx.coroutines.asContextElement
+import org.jetbrains.kotlinx.jupyter.api.Notebook
 import java.lang.ref.WeakReference
 import java.util.concurrent.CopyOnWriteArraySet
 import kotlin.coroutines.CoroutineContext
@@ -25,6 +26,10 @@ internal class SessionContext(
     // what the thread-locals hold: a thread outliving its closed session (a pool a snippet started) must not keep
     // the session's classes and values alive
     private val reference = WeakReference(this)
+
+    /** JetBrains' `notebook` of the session, once its compiler started (its host runs code through the compiler). */
+    @Volatile
+    var notebook: Notebook? = null
 
     @Volatile
     private var isOpen = false

@@ -106,6 +106,18 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             "kotlin.math.*",
             "kotlin.script.experimental.dependencies.DependsOn",
             "kotlin.script.experimental.dependencies.Repository",
+            // JetBrains' kernel API, as that kernel imports it (MimeTypes, HTML, MIME, mimeResult, JupyterIntegration,
+            // KotlinKernelHost, …); the engine's names below are explicit imports, which win over these
+            "org.jetbrains.kotlinx.jupyter.api.*",
+            "org.jetbrains.kotlinx.jupyter.api.libraries.*",
+            "org.jetbrains.kotlinx.jupyter.api.outputs.*",
+            "kotlin.time.Duration.Companion.nanoseconds",
+            "kotlin.time.Duration.Companion.microseconds",
+            "kotlin.time.Duration.Companion.milliseconds",
+            "kotlin.time.Duration.Companion.seconds",
+            "kotlin.time.Duration.Companion.minutes",
+            "kotlin.time.Duration.Companion.hours",
+            "kotlin.time.Duration.Companion.days",
             // the ScriptScope is reached through these, not as an implicit receiver: see ScopeFunctions.kt
             "org.kotlinllm.script.runtime.await",
             "org.kotlinllm.script.runtime.launch",
@@ -115,16 +127,22 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             // the display API, by name (as Kotlin notebooks call it): a user's explicit import of a name wins
             "org.kotlinllm.script.runtime.DISPLAY",
             "org.kotlinllm.script.runtime.UPDATE_DISPLAY",
-            "org.kotlinllm.script.runtime.HTML",
-            "org.kotlinllm.script.runtime.MIME",
             "org.kotlinllm.script.runtime.LATEX",
             "org.kotlinllm.script.runtime.JSON",
             "org.kotlinllm.script.runtime.Image",
-            "org.kotlinllm.script.runtime.MimeTypedResult",
             "org.kotlinllm.script.runtime.clearOutput",
-            "org.kotlinllm.script.runtime.notebook",
             "org.kotlinllm.script.runtime.render",
+            // the members of JetBrains' script receiver, top-level here (KernelApi.kt)
+            "org.kotlinllm.script.runtime.notebook",
+            "org.kotlinllm.script.runtime.Out",
+            "org.kotlinllm.script.runtime.SessionOptions",
+            "org.kotlinllm.script.runtime.JavaRuntimeUtils",
             "org.kotlinllm.script.runtime.USE",
+            "org.kotlinllm.script.runtime.EXECUTE",
+            "org.kotlinllm.script.runtime.loadLibraryDescriptor",
+            "org.kotlinllm.script.runtime.loadLibraryProducers",
+            "org.kotlinllm.script.runtime.loadLibraryDefinitions",
+            "org.kotlinllm.script.runtime.variablesReport",
             // stdin: a password prompt (plain reads of System.in need no import)
             "org.kotlinllm.script.runtime.readPassword",
             // the session's declarations with their types, like the `:vars` of Kotlin notebooks
@@ -194,6 +212,9 @@ internal class ReplCompilerHost(hostClassLoader: ClassLoader) : AutoCloseable {
             configuration[ScriptCompilationConfiguration.defaultImports].orEmpty().filter { it !in snippetWithout } + snippetImports
         return configuration.with { defaultImports(imports) }.asSuccess()
     }
+
+    /** The loader of every snippet's classes and added jars. */
+    val classLoader: ClassLoader get() = snippetLoader
 
     /** The compiler's state, for the checks of what it retains of the snippets (K2InternalsTest). */
     internal val compilationState: K2ReplCompilationState get() = state

@@ -6,6 +6,8 @@ import org.kotlinllm.script.completion.Completion
 import org.kotlinllm.script.completion.Inspection
 import org.kotlinllm.script.dependencies.DependencySettings
 import org.kotlinllm.script.internal.compiler.completion.CodeInsight
+import org.kotlinllm.script.internal.jupyterapi.JupyterApi
+import org.kotlinllm.script.internal.jupyterapi.LibraryDescriptorsPending
 import org.kotlinllm.script.internal.pipeline.EvaluationWindow
 import org.kotlinllm.script.internal.pipeline.RunResult
 import org.kotlinllm.script.internal.pipeline.SnippetPipeline
@@ -79,6 +81,10 @@ internal class SessionCore(
     @Volatile
     private var pipeline: SnippetPipeline? = null
 
+    /** JetBrains' kernel API of the session, once its compiler started. */
+    @Volatile
+    private var jupyter: JupyterApi? = null
+
     /** Why the session could not start its compiler or declare its properties; every snippet then reports it. */
     @Volatile
     private var startFailure: String? = null
@@ -99,7 +105,10 @@ internal class SessionCore(
             printError("Exception in a launched coroutine: ${stackTraces.render(error)}")
         }
         scope.context.open()
-        thread = SessionThread("kotlin-script-session-$id", scope.context, onEnd = { pipeline?.close() })
+        thread = SessionThread("kotlin-script-session-$id", scope.context, onEnd = {
+            jupyter?.shutdown()
+            pipeline?.close()
+        })
         val prelude = if (properties.isEmpty()) "Unit" else ProvidedProperties.prelude(id, properties)
         thread.submit { start(settings, prelude) }
     }
@@ -119,6 +128,7 @@ internal class SessionCore(
             pipeline = started
             val result = started.run("session_$id.kts", prelude).result
             if (result is RunResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
+            attachJupyterApi(started)
         } catch (e: Throwable) {
             logger.error(e) { "session $id could not start its compiler" }
             startFailure = "the Kotlin compiler could not be started: $e"
@@ -127,6 +137,14 @@ internal class SessionCore(
         }
         val insight = pipeline?.insight
         if (WARM_UP_COMPLETION && startFailure == null && insight != null) thread.warmUp(WARM_UP_IDLE_MILLIS, insight::warmUp)
+    }
+
+    /** JetBrains' kernel API on [started]: its hooks on every cell, its `notebook` for the snippets. */
+    private fun attachJupyterApi(started: SnippetPipeline) {
+        val api = JupyterApi(started, display, symbols, LibraryDescriptorsPending::parse) { _, _ -> emptyList() }
+        started.hooks = api.hooks
+        scope.context.notebook = api.notebook
+        jupyter = api
     }
 
     /**

@@ -30,6 +30,8 @@ internal class HiddenRun(val snippetClass: Class<*>?, val failure: String?)
  */
 internal class ColumnAccessors(
     private val symbols: SessionSymbols,
+    /** The next name of a hidden snippet after the cell of a file name (`snippet5_1.kts`…). */
+    private val hiddenName: (String) -> String,
     /** Runs a hidden snippet through the stages of every snippet, with the imports it needs. */
     private val runHidden: (fileName: String, code: String, imports: List<String>) -> HiddenRun,
 ) {
@@ -45,7 +47,7 @@ internal class ColumnAccessors(
 
     /** Runs the hidden snippets that [parsed], evaluated as [fileName] in class [snippetClass], calls for. */
     fun after(fileName: String, parsed: ParsedSnippet, snippetClass: Class<*>) {
-        val hidden = HiddenNames(fileName)
+        val hidden = HiddenNames(fileName, hiddenName)
         for (declaration in parsed.declarations.filter { it.kind == DeclaredName.Kind.CLASS }.distinctBy { it.name }) {
             schema(declaration.name, snippetClass, hidden)
         }
@@ -166,11 +168,8 @@ internal class ColumnAccessors(
     }
 
     /** The names of the hidden snippets after the snippet [fileName]: `snippet5_1.kts`, `snippet5_2.kts`… */
-    private class HiddenNames(fileName: String) {
-        private val base = fileName.removeSuffix(".kts")
-        private var count = 0
-
-        fun next(): String = "${base}_${++count}.kts"
+    private class HiddenNames(private val fileName: String, private val name: (String) -> String) {
+        fun next(): String = name(fileName)
     }
 
     private companion object {

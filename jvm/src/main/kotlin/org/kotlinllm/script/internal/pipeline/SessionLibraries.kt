@@ -28,6 +28,11 @@ internal class SessionLibraries(
     /** The default imports of the libraries loaded so far. */
     val imports: Set<String> get() = loadedImports
 
+    /** Later snippets get [imports] by default (a library's integration gave them). */
+    fun addImports(imports: Collection<String>) {
+        loadedImports += imports
+    }
+
     /** The libraries of [used] are loaded: later snippets get their default imports. */
     fun loaded(used: UseMagic.Used?) {
         used?.let { loadedImports += it.imports }

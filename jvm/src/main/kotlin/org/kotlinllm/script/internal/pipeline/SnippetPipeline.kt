@@ -47,7 +47,7 @@ internal class SnippetPipeline(
     clock: RunClock,
     /** The bundle of a value, for a host that shows rich output; null: values are not rendered. */
     private val renderValue: ((Any?) -> MimeBundle?)?,
-) : AutoCloseable {
+) : AutoCloseable, HostCode {
 
     private val compilerHost = ReplCompilerHost(hostClassLoader)
     private val dependencies = SessionDependencies(settings, hostClassLoader)
@@ -60,9 +60,25 @@ internal class SnippetPipeline(
     private val resolution = ResolutionStage(dependencies, libraries, clock)
     private val compilation: CompilationStage
     private val evaluation: EvaluationStage
-    private val accessors = ColumnAccessors(symbols) { fileName, code, imports ->
+    private val accessors = ColumnAccessors(symbols, ::hiddenName) { fileName, code, imports ->
         hidden(SnippetRequest(fileName, code, Mode.HIDDEN, imports))
     }
+
+    /** What a cell passes through besides the stages: JetBrains' kernel API, once attached. */
+    var hooks: CellHooks = CellHooks.None
+
+    /** The hidden and executed snippets numbered after each cell so far (`snippet5_1.kts`, `snippet5_2.kts`…). */
+    private val hiddenCounts = HashMap<String, Int>()
+
+    override var cellFileName: String = "snippet0.kts"
+        private set
+
+    /** A cell's own code is being evaluated: code run for the host then would nest evaluations. */
+    @Volatile
+    private var inCellEvaluation = false
+
+    override val inCellCode: Boolean get() = inCellEvaluation
+    private var sessionThread: Thread? = null
 
     init {
         val shadowingImports = ShadowingImports()
@@ -83,22 +99,67 @@ internal class SnippetPipeline(
 
     /** Compiles and evaluates [text] as the snippet [fileName]. */
     fun run(fileName: String, text: String): SnippetRun {
-        val compiled = compiled(SnippetRequest(fileName, text, Mode.RUN)).orDone { return it }
+        cellFileName = fileName
+        sessionThread = Thread.currentThread()
+        val code = try {
+            hooks.preprocess(fileName, text).also { hooks.beforeCell(fileName, text, it) }
+        } catch (e: HookFailure) {
+            return SnippetRun(RunResult.Error(RunPhase.COMPILATION, "$fileName: error: ${e.message}"), e.cause)
+        }
+        val compiled = compiled(SnippetRequest(fileName, code, Mode.RUN)).orDone { return it }
         if (!window.starts()) {
             compilerHost.discard(compiled.compilation)
             return SnippetRun.notRun()
         }
-        val evaluated = try {
-            compiled.source.resolved?.commit?.invoke()
-            libraries.loaded(compiled.read.used)
-            evaluation.evaluate(compiled).also { evaluated ->
-                // the next snippets see the column accessors of the frames this one declared or changed
-                evaluated.snippetClass?.let { accessors.after(fileName, compiled.read.parsed, it) }
-            }
+        val run = try {
+            val evaluated = evaluated(compiled)
+            val addedJars = compiled.source.resolved?.classpath.orEmpty()
+            hooks.afterCell(EvaluatedCell(fileName, text, code, compiled.read.parsed, evaluated.snippetClass, evaluated.run, addedJars))
         } finally {
             window.ends()
         }
-        return rendered(evaluated.run)
+        return rendered(run)
+    }
+
+    /** Evaluates a cell's [compiled] snippet, and the column accessors of the frames it declared or changed. */
+    private fun evaluated(compiled: CompiledSnippet): Evaluated {
+        compiled.source.resolved?.commit?.invoke()
+        libraries.loaded(compiled.read.used)
+        inCellEvaluation = true
+        val evaluated = try {
+            evaluation.evaluate(compiled)
+        } finally {
+            inCellEvaluation = false
+        }
+        // the next snippets see the column accessors of the frames this one declared or changed
+        evaluated.snippetClass?.let { accessors.after(compiled.read.fileName, compiled.read.parsed, it) }
+        return evaluated
+    }
+
+    override fun execute(code: String): SnippetRun {
+        check(Thread.currentThread() === sessionThread) { "the host runs code on the session's thread only" }
+        check(!inCellEvaluation) {
+            "the host cannot run code while a cell's own code runs; EXECUTE(code) runs it once the cell's code ran"
+        }
+        val compiled = compiled(SnippetRequest(hiddenName(cellFileName), code, Mode.EXECUTE)).orDone { return it }
+        compiled.source.resolved?.commit?.invoke()
+        libraries.loaded(compiled.read.used)
+        val evaluated = evaluation.evaluate(compiled)
+        evaluated.snippetClass?.let { accessors.after(compiled.read.fileName, compiled.read.parsed, it) }
+        return evaluated.run
+    }
+
+    override fun addImports(imports: Collection<String>) {
+        libraries.addImports(imports)
+    }
+
+    override val classLoader: ClassLoader get() = compilerHost.classLoader
+
+    /** The next name of a snippet the engine runs after the cell [fileName]. */
+    private fun hiddenName(fileName: String): String {
+        val base = fileName.removeSuffix(".kts")
+        val count = hiddenCounts.merge(base, 1, Int::plus) ?: 1
+        return "${base}_$count.kts"
     }
 
     /**
@@ -106,8 +167,14 @@ internal class SnippetPipeline(
      * compilation (its errors, or a [RunResult.Value] of [Unit] with the warnings), without evaluating it or
      * changing the session: nothing is declared, no library or `%use` import is added, and the compiler forgets it.
      */
-    fun check(fileName: String, text: String): SnippetRun =
-        compilation.checked(compiled(SnippetRequest(fileName, text, Mode.CHECK)).orDone { return it })
+    fun check(fileName: String, text: String): SnippetRun {
+        val code = try {
+            hooks.preprocess(fileName, text)
+        } catch (e: HookFailure) {
+            return SnippetRun.compilationError("$fileName: error: ${e.message}")
+        }
+        return compilation.checked(compiled(SnippetRequest(fileName, code, Mode.CHECK)).orDone { return it })
+    }
 
     /** The stages up to the compilation. */
     private fun compiled(request: SnippetRequest): Step<CompiledSnippet> {

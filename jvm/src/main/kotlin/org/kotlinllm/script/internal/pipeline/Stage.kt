@@ -30,6 +30,13 @@ internal enum class Mode {
      * evaluation of the snippet it follows; it loads no library, gets no hints, and declares nothing the user sees.
      */
     HIDDEN,
+
+    /**
+     * Code a library or the host runs (JetBrains' `host.execute`, a library's init code, `EXECUTE`): compiled and
+     * evaluated like a snippet, after the cell that asked for it, without a number of its own; its declarations are
+     * the session's, its magics work, it gets no hints.
+     */
+    EXECUTE,
 }
 
 /** A snippet as given: [code] with its line separators made `\n`, as kotlinc reads a source and the K2 PSI needs. */

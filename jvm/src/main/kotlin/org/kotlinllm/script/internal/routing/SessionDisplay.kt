@@ -1,11 +1,14 @@
 package org.kotlinllm.script.internal.routing
 
+import org.jetbrains.kotlinx.jupyter.api.DisplayResult
+import org.jetbrains.kotlinx.jupyter.api.Notebook
+import org.jetbrains.kotlinx.jupyter.api.Renderable
 import org.kotlinllm.script.internal.libraries.LibraryRenderers
 import org.kotlinllm.script.internal.report.SnippetNames
+import org.kotlinllm.script.runtime.DisplayBundles
 import org.kotlinllm.script.runtime.DisplaySink
 import org.kotlinllm.script.runtime.Image
 import org.kotlinllm.script.runtime.MimeBundle
-import org.kotlinllm.script.runtime.MimeTypedResult
 import java.awt.image.BufferedImage
 import java.io.ByteArrayOutputStream
 import java.util.Base64
@@ -19,9 +22,25 @@ internal interface DisplayTarget {
     fun clearOutput(wait: Boolean)
 }
 
+/** One renderer of a session's values: a snippet's `render<T>`, or a `RendererFieldHandler` of JetBrains' API. */
+internal interface ValueRenderer {
+    /** Who registered it, for the notice when it throws: `render<Money> registered by snippet3.kts:2`. */
+    val origin: String
+
+    /** Registered by a library's integration (not a cell): tried after the engine's built-in renderers. */
+    val fromLibrary: Boolean
+
+    /** Higher first; among equals, the latest registered first. */
+    val priority: Int
+
+    fun accepts(value: Any): Boolean
+
+    fun render(value: Any): Any?
+}
+
 /**
- * The display of one session: its renderers (the one registered last tried first) and how a value becomes a
- * [MimeBundle]. Without a [target] (a session that prints to the process's streams), a display prints its text.
+ * The display of one session: its renderers and how a value becomes a [MimeBundle]. Without a [target] (a session
+ * that prints to the process's streams), a display prints its text.
  */
 internal class SessionDisplay(
     private val target: DisplayTarget?,
@@ -29,10 +48,26 @@ internal class SessionDisplay(
     private val locate: (StackTraceElement) -> String = { "${it.fileName}:${it.lineNumber}" },
 ) : DisplaySink {
 
-    private class Renderer(val type: Class<*>, val function: (Any) -> Any?, val where: String)
+    private class Renderer(val type: Class<*>, val function: (Any) -> Any?, where: String) : ValueRenderer {
+        override val origin = "render<${type.simpleName}> registered by $where"
+        override val fromLibrary = false
+        override val priority = 0
 
-    /** Most recent first. */
-    private val renderers = CopyOnWriteArrayList<Renderer>()
+        override fun accepts(value: Any) = type.isInstance(value)
+
+        override fun render(value: Any) = function(value)
+    }
+
+    /** In the order they are tried: by priority, the most recent first. */
+    private val renderers = CopyOnWriteArrayList<ValueRenderer>()
+
+    /** The notebook a JetBrains `Renderable` renders for; none before the session's compiler started. */
+    @Volatile
+    var notebook: Notebook? = null
+
+    /** The text of a value by the session's text renderers (JetBrains' `TextRenderer`s), null when none applies. */
+    @Volatile
+    var textRenderer: ((Any?) -> String?)? = null
 
     override fun display(value: Any?, id: String?, update: Boolean) {
         if (value === Unit && !update) return
@@ -50,8 +85,23 @@ internal class SessionDisplay(
     }
 
     override fun register(type: Class<*>, renderer: (Any) -> Any?, caller: StackTraceElement?) {
-        renderers.add(0, Renderer(type, renderer, caller?.let(locate) ?: "a snippet"))
+        add(Renderer(type, renderer, caller?.let(locate) ?: "a snippet"))
     }
+
+    /** Adds [renderer], tried before those of its priority registered earlier. */
+    fun add(renderer: ValueRenderer) {
+        synchronized(renderers) {
+            val at = renderers.indexOfFirst { it.priority <= renderer.priority }
+            if (at < 0) renderers.add(renderer) else renderers.add(at, renderer)
+        }
+    }
+
+    fun remove(renderer: ValueRenderer) {
+        renderers.remove(renderer)
+    }
+
+    /** The renderers in the order they are tried. */
+    fun registered(): List<ValueRenderer> = renderers.toList()
 
     /** The bundle of a snippet's [value], when it has one (not for Unit); null when rendering it threw. */
     fun valueBundle(value: Any?): MimeBundle? {
@@ -65,18 +115,22 @@ internal class SessionDisplay(
     }
 
     /**
-     * The bundle of [value]: a display value's own; else that of what the first matching renderer returns (repeated,
-     * at most [MAX_STEPS] times); a JetBrains `Renderable`'s rendering; a library value the engine knows (a DataFrame,
-     * a lets-plot figure: [LibraryRenderers]); a `BufferedImage` as PNG; else its `toString()`. Its `text/plain` is the
-     * value's `toString()` unless the value's rendering gave one itself.
+     * The bundle of [value]: a display value's own; else that of what the first matching renderer of a cell returns
+     * (repeated, at most [MAX_STEPS] times); a library value the engine knows (a DataFrame, a lets-plot figure:
+     * [LibraryRenderers]), whose offline output wins over a library integration's; a library integration's renderer;
+     * a JetBrains `Renderable`'s rendering; a `BufferedImage` as PNG; else its text. Its `text/plain` is the value's
+     * text unless the value's rendering gave one itself.
      */
     fun bundleOf(value: Any?): MimeBundle {
         var current = value
         var rendered = false // by a renderer of the session
         repeat(MAX_STEPS) {
             val shown = current ?: return plain(value, null)
-            finished(shown)?.let { return if (rendered && !it.explicitPlain) it.withPlain(textOf(value)) else it }
-            val renderer = renderers.firstOrNull { it.type.isInstance(shown) }
+            finished(shown)?.let { return if (rendered && !it.explicitPlain) it.withPlain(plainOf(value)) else it }
+            val byCell = renderers.firstOrNull { !it.fromLibrary && accepts(it, shown) }
+            val builtIn = if (byCell == null) LibraryRenderers.find(shown) else null
+            if (builtIn != null) return libraryBundle(builtIn, value)
+            val renderer = byCell ?: renderers.firstOrNull { it.fromLibrary && accepts(it, shown) }
             if (renderer != null) {
                 current = rendering(renderer, shown).getOrElse { return plain(value, null) }
                 rendered = true
@@ -87,7 +141,6 @@ internal class SessionDisplay(
                 current = jetBrains
                 return@repeat
             }
-            LibraryRenderers.find(shown)?.let { return libraryBundle(it, value) }
             if (shown is BufferedImage) return bufferedImage(shown)
             return plain(value, if (rendered) shown else null)
         }
@@ -97,24 +150,44 @@ internal class SessionDisplay(
         return plain(value, null)
     }
 
+    /**
+     * What the renderers make of [value] short of a bundle (JetBrains' `RenderersProcessor.renderValue`): the value
+     * after the renderers of cells and libraries applied, until none applies or one gave a display result.
+     */
+    fun rendered(value: Any?): Any? {
+        var current = value
+        repeat(MAX_STEPS) {
+            val shown = current ?: return null
+            if (shown is DisplayResult) return shown
+            val renderer = renderers.firstOrNull { accepts(it, shown) } ?: return shown
+            current = rendering(renderer, shown).getOrElse { return value }
+        }
+        return current
+    }
+
+    /** Whether [renderer] takes [value]; a failing check counts as no (a library's check must not lose the value). */
+    private fun accepts(renderer: ValueRenderer, value: Any): Boolean = try {
+        renderer.accepts(value)
+    } catch (e: Throwable) {
+        if (e is VirtualMachineError && e !is StackOverflowError) throw e
+        false
+    }
+
     // A failing rendering is told on stderr and the value shown as text: one bad renderer must not lose the cell's value.
 
     /** What the session's [renderer] makes of [shown]; a failure when it threw (told already). */
-    private fun rendering(renderer: Renderer, shown: Any): Result<Any?> = try {
-        Result.success(renderer.function(shown))
+    private fun rendering(renderer: ValueRenderer, shown: Any): Result<Any?> = try {
+        Result.success(renderer.render(shown))
     } catch (e: Throwable) {
         if (e is VirtualMachineError && e !is StackOverflowError) throw e
-        notice(
-            "render<${renderer.type.simpleName}> registered by ${renderer.where} threw ${SnippetNames.header(
-                e,
-            )}; shown as text",
-        )
+        notice("${renderer.origin} threw ${SnippetNames.header(e)}; shown as text")
         Result.failure(e)
     }
 
     /** The JetBrains `Renderable` rendering of [shown], null when it is none; a failure when it threw (told already). */
     private fun jetBrainsRendering(shown: Any): Result<Any?> = try {
-        Result.success(JupyterApiInterop.render(shown))
+        val notebook = notebook
+        Result.success(if (shown is Renderable && shown !is DisplayResult && notebook != null) shown.render(notebook) else null)
     } catch (e: Throwable) {
         if (e is VirtualMachineError && e !is StackOverflowError) throw e
         notice("render(notebook) of ${SnippetNames.className(shown.javaClass.name)} threw ${SnippetNames.header(e)}; shown as text")
@@ -132,13 +205,27 @@ internal class SessionDisplay(
 
     /** The bundle of a value that is shown as it is. */
     private fun finished(value: Any): MimeBundle? = when (value) {
-        is MimeTypedResult -> value.bundle()
+        is DisplayResult -> DisplayBundles.of(value)
         is Image -> value.bundle()
-        else -> JupyterApiInterop.displayResult(value)
+        else -> null
     }
 
     /** Text only: [rendering]'s when a renderer gave a plain value, else [value]'s. */
-    private fun plain(value: Any?, rendering: Any?): MimeBundle = MimeBundle(mapOf(MimeBundle.PLAIN to textOf(rendering ?: value)))
+    private fun plain(value: Any?, rendering: Any?): MimeBundle = MimeBundle(mapOf(MimeBundle.PLAIN to plainOf(rendering ?: value)))
+
+    /** The text of [value]: by the session's text renderers, else its `toString()`. */
+    private fun plainOf(value: Any?): String {
+        val byRenderers = textRenderer?.let { render ->
+            try {
+                render(value)
+            } catch (e: Throwable) {
+                if (e is VirtualMachineError && e !is StackOverflowError) throw e
+                notice("a text renderer threw ${SnippetNames.header(e)}; shown by toString()")
+                null
+            }
+        }
+        return byRenderers ?: textOf(value)
+    }
 
     private fun bufferedImage(image: BufferedImage): MimeBundle {
         val out = ByteArrayOutputStream()

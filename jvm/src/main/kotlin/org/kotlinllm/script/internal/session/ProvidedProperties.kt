@@ -58,6 +58,9 @@ internal object ProvidedProperties {
         }
     }
 
+    /** Whether snippets can name [type] in source (its classes public, not local or anonymous). */
+    fun nameable(type: KType): Boolean = runCatching { inaccessibleClass(type, "the type") == null }.getOrDefault(false)
+
     /** Why snippets cannot refer to [type] (called [role] in the message), or null if they can. */
     private fun inaccessibleClass(type: KType, role: String): String? {
         val kClass = type.classifier as? KClass<*>

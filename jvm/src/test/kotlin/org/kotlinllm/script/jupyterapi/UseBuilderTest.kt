@@ -1,0 +1,172 @@
+package org.kotlinllm.script.jupyterapi
+
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.Timeout
+import org.kotlinllm.script.assertValue
+import org.kotlinllm.script.host.EventReader
+import org.kotlinllm.script.host.HostOutcome
+import org.kotlinllm.script.host.HostSession
+import org.kotlinllm.script.host.OutputEvent
+import org.kotlinllm.script.host.defaultSettings
+import kotlin.test.assertEquals
+import kotlin.test.assertTrue
+
+/**
+ * JetBrains' `USE { … }` with the real `JupyterIntegration.Builder` of the API jar, `notebook`, `Out` and the
+ * processors, as a notebook written for JetBrains' kernel uses them: one session, cells in order.
+ */
+@Timeout(600)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class UseBuilderTest {
+
+    private val session = HostSession.create(emptyMap(), defaultSettings())
+    private val events = EventReader(session)
+
+    @AfterAll
+    fun close() = session.close()
+
+    private fun run(code: String): HostOutcome = events.settled(session.submit(code.trimIndent()).snippetNumber)
+
+    private fun value(code: String): HostOutcome = run(code).also { it.result.assertValue() }
+
+    private fun stderrOf(number: Int): String =
+        events.events.filterIsInstance<OutputEvent>().filter {
+            it.snippetNumber == number && it.stream == "stderr"
+        }.joinToString("") { it.text }
+
+    @Test
+    fun `import adds default imports for the later cells`() {
+        value("""USE { import("java.util.concurrent.atomic.AtomicInteger") }""")
+        assertEquals("5", value("AtomicInteger(5).get()").valueText)
+    }
+
+    @Test
+    fun `importPackage and import of a type by its reified parameter`() {
+        value("""USE { importPackage<java.util.zip.CRC32>(); import<java.util.concurrent.atomic.AtomicLong>() }""")
+        assertEquals("7 Adler32", value("\"${'$'}{AtomicLong(7).get()} ${'$'}{Adler32()::class.simpleName}\"").valueText)
+    }
+
+    @Test
+    fun `onLoaded declares a variable and runs code through the host`() {
+        value(
+            """
+            val config = mapOf("depth" to 3)
+            USE {
+                onLoaded {
+                    declare("cfg" to config)
+                    execute("val fromHost = 6 * 7")
+                }
+            }
+            """,
+        )
+        assertEquals("3 42", value("\"${'$'}{cfg[\"depth\"]} ${'$'}fromHost\"").valueText)
+    }
+
+    @Test
+    fun `render of a type renders the value of the cell that registers it and of later cells`() {
+        val same = value(
+            """
+            class Money(val cents: Long)
+            USE { render<Money> { HTML("<b>${'$'}{it.cents / 100}.${'$'}{"%02d".format(it.cents % 100)} €</b>") } }
+            Money(1234)
+            """,
+        )
+        assertEquals("<b>12.34 €</b>", same.valueData["text/html"])
+        assertEquals("<b>0.05 €</b>", value("Money(5)").valueData["text/html"])
+    }
+
+    @Test
+    fun `addTextRenderer gives the text of the values it takes`() {
+        value(
+            """
+            class Point(val x: Int, val y: Int)
+            USE { addTextRenderer { _, value -> (value as? Point)?.let { "(${'$'}{it.x}, ${'$'}{it.y})" } } }
+            """,
+        )
+        assertEquals("(1, 2)", value("Point(1, 2)").valueText)
+    }
+
+    @Test
+    fun `beforeCellExecution and afterCellExecution run around every later cell`() {
+        value(
+            """
+            val calls = mutableListOf<String>()
+            USE {
+                beforeCellExecution { calls += "before" }
+                afterCellExecution { _, result -> calls += "after ${'$'}{result.value}" }
+            }
+            """,
+        )
+        value("1 + 1")
+        assertEquals("[before, after 2, before]", value("calls.toString()").valueText)
+    }
+
+    @Test
+    fun `updateVariable converts a declared variable`() {
+        value(
+            """
+            class Celsius(val degrees: Double)
+            USE { updateVariable<Celsius> { value, property -> execute("val ${'$'}{property.name}_f = ${'$'}{value.degrees * 9 / 5 + 32}").name } }
+            """,
+        )
+        value("val outside = Celsius(20.0)")
+        assertEquals("68.0", value("outside_f").valueText)
+    }
+
+    @Test
+    fun `onClassAnnotation gets the annotated classes a cell declares`() {
+        value(
+            """
+            annotation class Tracked
+            val tracked = mutableListOf<String>()
+            USE { onClassAnnotation<Tracked> { classes -> tracked += classes.map { it.simpleName.orEmpty() } } }
+            """,
+        )
+        value("@Tracked class Alpha\n@Tracked class Beta\nclass Gamma")
+        assertEquals("[Alpha, Beta]", value("tracked.toString()").valueText)
+    }
+
+    @Test
+    fun `preprocessCode rewrites the later cells before they compile`() {
+        value("""USE { preprocessCode { code -> code.replace("TWELVE", "12") } }""")
+        assertEquals("24", value("TWELVE * 2").valueText)
+        value("notebook.codePreprocessorsProcessor.unregisterAll()")
+    }
+
+    @Test
+    fun `notebook knows its cells, their results by execution count, and Out`() {
+        val first = value("\"first value\"")
+        val n = first.snippetNumber
+        val report = value(
+            """
+            val cell = notebook.getCell($n)
+            listOf(cell.code, Out[$n], notebook.getResult($n), notebook.currentCell?.id == notebook.cellsList.last().id,
+                notebook.kernelVersion.toString(), notebook.jupyterClientType).joinToString(" | ")
+            """,
+        )
+        assertEquals("\"first value\" | first value | first value | true | 0.19.0.944 | UNKNOWN", report.valueText)
+    }
+
+    @Test
+    fun `a throwing onLoaded is reported with its library and callback, and the cell's own output stays`() {
+        val outcome = value(
+            """
+            println("own output")
+            USE { onLoaded { throw IllegalStateException("on purpose") } }
+            "own value"
+            """,
+        )
+        assertEquals("own value", outcome.valueText)
+        val err = stderrOf(outcome.snippetNumber)
+        assertTrue(
+            err.startsWith(
+                "[kotlin-llm] error: the USE {} of snippet${outcome.snippetNumber}.kts: its init code (onLoaded) threw " +
+                    "IllegalStateException: on purpose",
+            ),
+            err,
+        )
+        assertEquals("2", value("1 + 1").valueText)
+    }
+}
