@@ -38,7 +38,7 @@ class JupyterApiInteropTest {
     }
 
     @Test
-    fun `a Renderable is rendered, and a star import of the API keeps our names`() {
+    fun `a Renderable is rendered, and HTML is the API's own with or without its star import`() {
         val rendered = value(
             """
             import org.jetbrains.kotlinx.jupyter.api.*
@@ -49,7 +49,8 @@ class JupyterApiInteropTest {
             """.trimIndent(),
         )
         assertEquals(mapOf("text/html" to "<h1>hello</h1>", "text/plain" to "hello"), rendered.valueData)
-        val ours = value("import org.jetbrains.kotlinx.jupyter.api.*\nHTML(\"<i>ours</i>\")::class.qualifiedName")
-        assertEquals("org.kotlinllm.script.runtime.MimeTypedResult", ours.valueText)
+        val imported = value("import org.jetbrains.kotlinx.jupyter.api.*\nHTML(\"<i>x</i>\")::class.qualifiedName")
+        assertEquals("org.jetbrains.kotlinx.jupyter.api.MimeTypedResult", imported.valueText)
+        assertEquals("org.jetbrains.kotlinx.jupyter.api.MimeTypedResult", value("HTML(\"<i>x</i>\")::class.qualifiedName").valueText)
     }
 }
