@@ -158,7 +158,8 @@ async def run_notebook(path: Path, args: argparse.Namespace, info: dict[str, str
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    workdir = Path(tempfile.mkdtemp(prefix="samples-"))  # what cells write, and the kernel's log, stay out of the repo
+    scratch = Path(tempfile.mkdtemp(prefix="samples-"))  # the kernel's log, and what cells write unless --in-place
+    workdir = path.parent if args.in_place else scratch
     client = NotebookClient(
         notebook,
         kernel_name=args.kernel,
@@ -173,7 +174,7 @@ async def run_notebook(path: Path, args: argparse.Namespace, info: dict[str, str
         },
         resources={"metadata": {"path": str(workdir)}},
     )
-    log_path = workdir / "kernel.log"
+    log_path = scratch / "kernel.log"
     _progress(f"{path.stem}: the kernel's output goes to {log_path}")
     with open(log_path, "ab") as log:
         async with client.async_setup_kernel(stdout=log, stderr=log):
@@ -256,6 +257,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--commit", default="", help="which snapshot of the notebooks ran (kept in the JSON)")
     parser.add_argument("--cell-timeout", type=float, default=120.0, help="seconds per cell (default 120)")
     parser.add_argument("--start-timeout", type=float, default=180.0, help="seconds to a ready kernel (default 180)")
+    parser.add_argument(
+        "--in-place", action="store_true", help="run each notebook in its own folder (default: an empty temporary one)"
+    )
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("A.json", "B.json"), help="compare two runs")
     args = parser.parse_args(argv)
     if args.compare is None and (args.kernel is None or args.out is None or (args.samples is None and not args.also)):
@@ -287,6 +291,7 @@ def _run(args: argparse.Namespace) -> int:
         "notebooks_commit": args.commit,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "cell_timeout_seconds": args.cell_timeout,
+        "working_directory": "the notebook's folder" if args.in_place else "an empty temporary folder",
         "wall_minutes": round((time.monotonic() - began) / 60, 1),
         "cells": [asdict(r) for r in results],
     }
