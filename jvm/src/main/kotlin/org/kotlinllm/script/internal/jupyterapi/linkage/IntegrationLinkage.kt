@@ -7,8 +7,10 @@ import java.io.File
  * the engine's copy of the API lacks, found before any of it runs, so that a library built on a newer API loads
  * without its integration and says why, instead of failing inside `onLoaded` with a NoSuchMethodError.
  *
- * Only the class files that name the API are read whole (a scan of their bytes first); the API's own class shapes are
- * read from the loader's resources once per loader ([LoaderShapes]). DataFrame's core jar takes a few tens of ms.
+ * Only the class files that name the API are visited (a scan of their bytes first: 130 of the 1900 of DataFrame's
+ * core jar), and only the classes on the way from a use to the API are read as shapes; the API's own shapes are read
+ * from the loader's resources once per loader ([LoaderShapes]). So pass the jars that hold the integration (those with
+ * `libraries.json`), not every jar of the library's dependencies.
  */
 internal object IntegrationLinkage {
 

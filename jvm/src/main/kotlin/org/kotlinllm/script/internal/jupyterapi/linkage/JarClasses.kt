@@ -2,6 +2,7 @@ package org.kotlinllm.script.internal.jupyterapi.linkage
 
 import java.io.Closeable
 import java.io.File
+import java.io.IOException
 import java.util.zip.ZipEntry
 import java.util.zip.ZipFile
 
@@ -10,11 +11,17 @@ import java.util.zip.ZipFile
  * finds them). Shapes are read on demand: a check needs the few classes on the way from a use to the API.
  */
 internal class JarClasses(jars: List<File>) : Closeable {
-    private val zips = jars.map(::ZipFile)
+    private val zips = ArrayList<ZipFile>()
     private val entries = LinkedHashMap<String, Pair<ZipFile, ZipEntry>>()
     private val shapes = HashMap<String, ClassShape>()
 
     init {
+        try {
+            jars.mapTo(zips, ::ZipFile)
+        } catch (unreadable: IOException) {
+            close()
+            throw unreadable
+        }
         for (zip in zips) {
             for (entry in zip.entries()) {
                 val name = entry.name
