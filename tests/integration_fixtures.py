@@ -21,7 +21,7 @@ REPOSITORY = ROOT / "build" / "integration-fixtures-m2"
 ENGINE_BUILD = ROOT / "build" / "engine"
 BUILDER = "org.kotlinllm.script.jupyterapi.IntegrationFixtures"
 
-#: The same constants as IntegrationFixtures' (tests/unit/test_integration_fixtures.py holds them together).
+#: The same constants as IntegrationFixtures' (tests/unit/test_integration_fixture_constants.py holds them together).
 FX = "com.example:fx:1.0"
 FX_BROKEN = "com.example:fxbroken:1.0"
 FX_THROWS = "com.example:fxthrows:1.0"
