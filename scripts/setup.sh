@@ -8,6 +8,9 @@ bash scripts/setup-kernel.sh test
 # The real libraries the library tests load (ktor, kotlinx-datetime, ...), fetched once from Maven Central so that
 # the tests run offline.
 .venv/bin/python tests/libraries.py
+# The notebook integrations the tests build (com.example:fx, fxbroken, fxthrows), compiled by the JVM tests' builder
+# from the engine build above into build/integration-fixtures-m2 (tests/integration_fixtures.py); skipped when built.
+.venv/bin/python tests/integration_fixtures.py
 
 # Installed with apt when missing and allowed (root, or sudo without a password); otherwise the tests that need them
 # fail and say why. The browser test drives Debian's chromium: Playwright's own browser download is not used.

@@ -34,6 +34,14 @@ HINTED = (
     "org.apache.commons:commons-csv:1.14.1",
 )
 LIBRARIES = (KTOR_CLIENT, DATETIME, DATAFRAME, LETS_PLOT, SERIALIZATION_JSON, *HINTED)
+#: krangl 0.18, the last release, whose jar carries a notebook integration of JetBrains' kernel (libraries.json
+#: naming ``krangl.integration.Integration``): the tests load it for that integration (issue 40)
+KRANGL = "com.github.holgerbrandl:krangl:0.18"
+#: Libraries fetched for their own notebook integrations, which the engine's catalogue does not know (so not in
+#: :data:`LIBRARIES`, which tests/unit/test_library_catalogue.py holds to the catalogue).
+INTEGRATION_LIBRARIES = (KRANGL,)
+#: Everything the setup step fetches.
+FETCHED = (*LIBRARIES, *INTEGRATION_LIBRARIES)
 #: The catalogue's artifacts that are not fetched by name, and why. With :data:`LIBRARIES` they are every artifact of
 #: the catalogue, no more: tests/unit/test_library_catalogue.py holds the two to it.
 NOT_FETCHED = {
@@ -48,7 +56,7 @@ _STAMP = REPOSITORY / ".fetched"
 
 def repository_url() -> str:
     """The fetched libraries as a repository for a kernel's ``repositories`` setting."""
-    if _STAMP.read_text(encoding="utf-8").split() != list(LIBRARIES):
+    if not _STAMP.is_file() or _STAMP.read_text(encoding="utf-8").split() != list(FETCHED):
         raise RuntimeError(f"the libraries of {REPOSITORY} are not those of tests/libraries.py: run scripts/setup.sh")
     return REPOSITORY.as_uri() + "/"
 
@@ -61,19 +69,22 @@ def library_kernel_arguments(local_repository: Path) -> list[str]:
 
 
 def fetch() -> None:
-    """Resolves every library of :data:`LIBRARIES` from Maven Central into :data:`REPOSITORY`, unless it was done."""
-    if _STAMP.is_file() and _STAMP.read_text(encoding="utf-8").split() == list(LIBRARIES):
+    """Resolves every library of :data:`FETCHED` from Maven Central into :data:`REPOSITORY`, unless it was done."""
+    if _STAMP.is_file() and _STAMP.read_text(encoding="utf-8").split() == list(FETCHED):
         return
     from kotlin_llm_kernel import Error, ScriptSession, SessionOptions
 
     REPOSITORY.mkdir(parents=True, exist_ok=True)
     options = SessionOptions(local_repository=str(REPOSITORY), echo=False)
-    with ScriptSession(options=options) as session:
-        for coordinates in LIBRARIES:
-            result = session.execute(f'@file:DependsOn("{coordinates}")')
-            if isinstance(result, Error):
-                raise SystemExit(f"could not fetch {coordinates} from Maven Central:\n{result.message}")
-    _STAMP.write_text("\n".join(LIBRARIES) + "\n", encoding="utf-8")
+    # An integration library in a session of its own, as a test's fresh kernel loads it: with the others loaded
+    # first, the session's newer versions of its dependencies would win and its own would not be fetched.
+    for group in (LIBRARIES, *((library,) for library in INTEGRATION_LIBRARIES)):
+        with ScriptSession(options=options) as session:
+            for coordinates in group:
+                result = session.execute(f'@file:DependsOn("{coordinates}")')
+                if isinstance(result, Error):
+                    raise SystemExit(f"could not fetch {coordinates} from Maven Central:\n{result.message}")
+    _STAMP.write_text("\n".join(FETCHED) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
