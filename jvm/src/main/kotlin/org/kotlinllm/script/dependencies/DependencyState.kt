@@ -13,7 +13,7 @@ internal class DependencyState {
     /** [ResolvedArtifact.key] to the artifact on the session's classpath. */
     val loaded: MutableMap<String, ResolvedArtifact> = mutableMapOf()
 
-    /** Coordinates of jars left out for the host's, reported once. */
+    /** Coordinates of jars left out for the host's that a warning named: each is named once per session. */
     val hostProvided: MutableSet<String> = mutableSetOf()
 
     /** The version the session already uses for [module], if any. */
