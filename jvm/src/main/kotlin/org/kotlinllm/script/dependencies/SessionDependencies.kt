@@ -214,7 +214,7 @@ internal class SessionDependencies(
                 val range = selection.ranges.getValue(artifact.key)
                 warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), range)
             }
-            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.hostProvided)
+            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.addedBy, selection.hostProvided)
             return DependencyResolution.Resolved(
                 classpath = added.map { it.file },
                 resolvedVersions = resolvedVersions.toMap(),
@@ -237,6 +237,7 @@ internal class SessionDependencies(
          */
         private inner class JarSelection(private val versionOrder: Comparator<String>?) {
             val added = linkedMapOf<String, ResolvedArtifact>()
+            val addedBy = mutableMapOf<String, String>()
             val hostProvided = mutableSetOf<String>()
             val conflicts = VersionConflicts()
             val notes = mutableListOf<Diagnostic>()
@@ -250,6 +251,7 @@ internal class SessionDependencies(
                 val provider = hostLibraries.providerOf(artifact.file)
                 if (provider == null) {
                     added[artifact.key] = artifact
+                    addedBy[artifact.key] = requested.coordinates.toString()
                 } else {
                     leaveOutHostProvided(artifact, provider, requested)
                 }
@@ -258,7 +260,10 @@ internal class SessionDependencies(
             private fun leaveOutLoaded(artifact: ResolvedArtifact, earlier: ResolvedArtifact, requested: Requested) {
                 when {
                     earlier.version == artifact.version -> {}
-                    newer(artifact.version, earlier.version) -> conflicts.session(requested, artifact, earlier.version)
+                    newer(artifact.version, earlier.version) -> {
+                        val loadedBy = state.loadedBy[artifact.key] ?: addedBy[artifact.key] ?: earlier.coordinates
+                        conflicts.session(requested, artifact, earlier.version, loadedBy)
+                    }
                     requested.isRoot(artifact) -> notes += warning(Messages.alreadyLoaded(artifact, earlier.version), requested.range)
                 }
             }

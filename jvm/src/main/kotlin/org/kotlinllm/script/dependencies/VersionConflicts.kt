@@ -30,11 +30,16 @@ internal class Requested(val coordinates: MavenCoordinates, val range: SourceRan
  */
 internal class VersionConflicts {
     private val withSession = linkedMapOf<Requested, MutableList<Pair<ResolvedArtifact, String>>>()
+    private val loadedBy = linkedMapOf<Requested, MutableSet<String>>()
     private val withHost = linkedMapOf<Requested, MutableList<Pair<ResolvedArtifact, String>>>()
 
-    /** [artifact], which [requested] needs, is older ([loaded]) in this session, or in an earlier request of the snippet. */
-    fun session(requested: Requested, artifact: ResolvedArtifact, loaded: String) {
+    /**
+     * [artifact], which [requested] needs, is older ([loaded]) in this session, or in an earlier request of the
+     * snippet: the one of [broughtBy], the coordinates that loaded it.
+     */
+    fun session(requested: Requested, artifact: ResolvedArtifact, loaded: String, broughtBy: String) {
         withSession.getOrPut(requested) { mutableListOf() } += artifact to loaded
+        loadedBy.getOrPut(requested) { linkedSetOf() } += broughtBy
     }
 
     /** [artifact], which [requested] needs, is older ([provided]) in the host, whose classes always win. */
@@ -44,7 +49,8 @@ internal class VersionConflicts {
 
     fun diagnostics(): List<Diagnostic> =
         withSession.map { (requested, conflicts) ->
-            warning(Messages.olderInSession(requested.coordinates, conflicts), requested, Messages.loadFirst(requested.coordinates))
+            val hint = Messages.loadFirst(requested.coordinates, loadedBy[requested].orEmpty())
+            warning(Messages.olderInSession(requested.coordinates, conflicts), requested, hint)
         } + withHost.map { (requested, conflicts) ->
             warning(Messages.olderInHost(requested.coordinates, conflicts), requested, Messages.olderBuild(requested.coordinates))
         }

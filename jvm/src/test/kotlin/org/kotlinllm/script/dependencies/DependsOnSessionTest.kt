@@ -127,7 +127,7 @@ class DependsOnSessionTest {
                         "calls into their newer API may fail with NoSuchMethodError or NoClassDefFoundError\n" +
                         "  | <error>@file:DependsOn(\"com.example:app:1.0\")</error>\n" +
                         "hint: to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") " +
-                        "before what loaded the older ones",
+                        "before loading 'com.example:greeter:1.0'",
                 ),
                 value.warnings,
             )

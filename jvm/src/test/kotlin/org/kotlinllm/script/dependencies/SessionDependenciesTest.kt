@@ -316,8 +316,8 @@ class SessionDependenciesTest {
                         "use: 'com.example:greeter:1.1' (loaded: 1.0); calls into their newer API may fail with NoSuchMethodError " +
                         "or NoClassDefFoundError",
                     SourceRange(1, 1, 1, 39),
-                    "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") before what " +
-                        "loaded the older ones",
+                    "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") before " +
+                        "loading 'com.example:greeter:1.0'",
                 ),
             ),
             result.warnings,
@@ -342,6 +342,28 @@ class SessionDependenciesTest {
             result.warnings.map { it.message },
         )
         assertEquals(listOf(SourceRange(1, 1, 1, 41), SourceRange(2, 1, 2, 40)), result.warnings.map { it.range })
+        assertEquals(
+            listOf(
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:suite:1.0\") before " +
+                    "loading 'com.example:greeter:1.0', 'com.example:util:1.0'",
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:util:2.0\") before " +
+                    "loading 'com.example:util:1.0'",
+            ),
+            result.warnings.map { it.hint },
+        )
+    }
+
+    @Test
+    fun `a dependency that needs a newer version than an earlier one of the same snippet loads names that one`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:oldgreeting:1.0\", \"com.example:app:1.0\")")
+        assertEquals(listOf("oldgreeting-1.0.jar", "greeter-1.0.jar", "app-1.0.jar", "util-1.0.jar"), result.names())
+        assertEquals(
+            listOf(
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") before " +
+                    "loading 'com.example:oldgreeting:1.0'",
+            ),
+            result.warnings.map { it.hint },
+        )
     }
 
     @Test

@@ -81,9 +81,13 @@ internal object Messages {
         "Version conflict: '$requested' needs newer versions than this session loaded before, which stay in use: " +
             listed(conflicts, "loaded") + "; $NEWER_CALLS"
 
-    /** Loading the newer versions first is what makes them win: later, older ones are left out without a word. */
-    fun loadFirst(requested: MavenCoordinates): String =
-        "to use the newer versions, restart the kernel and run @file:DependsOn(\"$requested\") before what loaded the older ones"
+    /**
+     * Loading the newer versions first is what makes them win (the older ones are then left out without a word):
+     * [requested] before [loadedBy], the coordinates that loaded the older ones.
+     */
+    fun loadFirst(requested: MavenCoordinates, loadedBy: Collection<String>): String =
+        "to use the newer versions, restart the kernel and run @file:DependsOn(\"$requested\") before loading " +
+            loadedBy.joinToString(", ") { "'$it'" }
 
     /** [requested] needs newer versions of [conflicts] (each with the host's version) than the host provides. */
     fun olderInHost(requested: MavenCoordinates, conflicts: List<Pair<ResolvedArtifact, String>>): String =
