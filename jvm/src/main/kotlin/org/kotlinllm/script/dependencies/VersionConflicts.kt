@@ -8,8 +8,8 @@ import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.diagnostics.SourceRange
 
 /**
- * One artifact a snippet asked for (`@file:DependsOn`, `%use`): its [coordinates] with the version resolved, where
- * it was declared, and whether [artifact] is that artifact itself (or its JVM variant) rather than a dependency of it.
+ * One artifact a snippet asked for (`@file:DependsOn`, `%use`): its [coordinates] with the version resolved, and
+ * where it was declared. [isRoot] tells that artifact itself (or its JVM variant) from its dependencies.
  */
 internal class Requested(val coordinates: MavenCoordinates, val range: SourceRange) {
     private var root: String? = null
