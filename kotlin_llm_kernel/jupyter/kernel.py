@@ -477,7 +477,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
             return self._reply_error(outcome.ename, outcome.evalue, outcome.traceback, silent)
         meta.update(warnings=list(outcome.warnings), resolved_versions=dict(outcome.resolved_versions))
         if not silent:
-            notes = [dependency.describe() for dependency in outcome.resolved]
+            # the versions chosen, one line each (a library's artifacts read as one block), then each warning
+            notes = ["\n".join(dependency.describe() for dependency in outcome.resolved)] if outcome.resolved else []
             if self.show_warnings:
                 notes += outcome.warnings
             if notes:

@@ -13,7 +13,8 @@ internal sealed interface DependencyResolution {
      *
      * @property classpath jars new to the session, to add to this snippet's compilation (host duplicates removed).
      * @property resolvedVersions `"group:artifact"` to the version chosen for the version-less coordinates of this snippet.
-     * @property warnings e.g. a jar left out because the host provides it, located at its `@file:DependsOn` entry.
+     * @property warnings version conflicts first (with what to do), then e.g. a requested jar left out for the host's,
+     *   each located at its `@file:DependsOn` entry or `%use` name.
      * @property commit to call when the snippet compiled: its repositories, versions and jars stay for later snippets.
      */
     class Resolved(

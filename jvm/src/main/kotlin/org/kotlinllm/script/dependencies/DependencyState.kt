@@ -13,7 +13,10 @@ internal class DependencyState {
     /** [ResolvedArtifact.key] to the artifact on the session's classpath. */
     val loaded: MutableMap<String, ResolvedArtifact> = mutableMapOf()
 
-    /** Coordinates of jars left out for the host's, reported once. */
+    /** [ResolvedArtifact.key] to the coordinates of the `@file:DependsOn` (or `%use`) artifact that brought it. */
+    val loadedBy: MutableMap<String, String> = mutableMapOf()
+
+    /** Coordinates of jars left out for the host's that a warning named: each is named once per session. */
     val hostProvided: MutableSet<String> = mutableSetOf()
 
     /** The version the session already uses for [module], if any. */
@@ -25,12 +28,14 @@ internal class StateChanges(
     val repositories: List<String>,
     val chosenVersions: Map<String, String>,
     val loaded: List<ResolvedArtifact>,
+    val loadedBy: Map<String, String>,
     val hostProvided: Set<String>,
 ) {
     fun applyTo(state: DependencyState) {
         repositories.filterNot { it in state.repositories }.forEach { state.repositories += it }
         chosenVersions.forEach { (module, version) -> state.chosenVersions.putIfAbsent(module, version) }
         loaded.forEach { state.loaded.putIfAbsent(it.key, it) }
+        loadedBy.forEach { (key, requested) -> state.loadedBy.putIfAbsent(key, requested) }
         state.hostProvided += hostProvided
     }
 }

@@ -115,7 +115,7 @@ internal class SessionDependencies(
             val lookup = LatestVersionLookup(metadata, LatestVersionRule(backend.versionOrder), timeout)
             val artifacts = dependencies.flatMap { (coordinates, range) ->
                 val versioned = withVersion(coordinates, range, repositories, lookup) ?: return@flatMap emptyList()
-                resolveOne(backend, versioned, range, repositories).map { it to range }
+                Requested(versioned, range).resolvedAs(resolveOne(backend, versioned, range, repositories))
             }
             if (errors.isNotEmpty()) return DependencyResolution.Failed(versionNotes + errors + warnings)
             return resolved(newRepositories, artifacts, backend.versionOrder)
@@ -203,22 +203,22 @@ internal class SessionDependencies(
 
         private fun resolved(
             newRepositories: List<String>,
-            artifacts: List<Pair<ResolvedArtifact, SourceRange>>,
+            artifacts: List<Pair<ResolvedArtifact, Requested>>,
             versionOrder: Comparator<String>? = null,
         ): DependencyResolution {
             val selection = JarSelection(versionOrder)
-            for ((artifact, range) in artifacts) selection.add(artifact, range)
+            for ((artifact, requested) in artifacts) selection.add(artifact, requested)
             val added = selection.added.values.toList()
             val integrated = added.filter { integrations.unreported(it.key, it.file) }
             for (artifact in integrated) {
                 val range = selection.ranges.getValue(artifact.key)
                 warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), range)
             }
-            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.hostProvided)
+            val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.addedBy, selection.hostProvided)
             return DependencyResolution.Resolved(
                 classpath = added.map { it.file },
                 resolvedVersions = resolvedVersions.toMap(),
-                warnings = (selection.conflicts + warnings).distinct(),
+                warnings = (selection.conflicts.diagnostics() + selection.notes + warnings).distinct(),
                 commit = {
                     changes.applyTo(state)
                     integrations.reported(integrated.map { it.key })
@@ -228,46 +228,54 @@ internal class SessionDependencies(
 
         /**
          * The jars of the snippet's artifacts that the session loads: those neither loaded already nor provided by
-         * the host; each left out is reported once, at the first annotation that brought it.
+         * the host. What is left out is said only when it matters: a dependency that needs a newer major or minor
+         * version than the one that stays ([conflicts]), or an artifact the snippet asked for by name whose version
+         * is not the one used ([notes]; a host-provided one once per session). A library's dependency on an older
+         * kotlin-stdlib, kotlin-reflect, slf4j, … than the host's (nearly every library has some) is left out
+         * without a word: nothing is wrong and nothing is to be done, and a line per such jar (four for DataFrame)
+         * hid the conflicts that do matter, to a person and to an agent alike.
          */
         private inner class JarSelection(private val versionOrder: Comparator<String>?) {
             val added = linkedMapOf<String, ResolvedArtifact>()
+            val addedBy = mutableMapOf<String, String>()
             val hostProvided = mutableSetOf<String>()
-
-            // a newer version left out can break the library that needs it: said first, where an agent reads first
-            val conflicts = mutableListOf<Diagnostic>()
+            val conflicts = VersionConflicts()
+            val notes = mutableListOf<Diagnostic>()
             val ranges = mutableMapOf<String, SourceRange>()
 
-            fun add(artifact: ResolvedArtifact, range: SourceRange) {
+            fun add(artifact: ResolvedArtifact, requested: Requested) {
                 if (artifact.extension != "jar") return
-                ranges.putIfAbsent(artifact.key, range)
+                ranges.putIfAbsent(artifact.key, requested.range)
                 val earlier = state.loaded[artifact.key] ?: added[artifact.key]
-                if (earlier != null) return leaveOutLoaded(artifact, earlier, range)
+                if (earlier != null) return leaveOutLoaded(artifact, earlier, requested)
                 val provider = hostLibraries.providerOf(artifact.file)
                 if (provider == null) {
                     added[artifact.key] = artifact
+                    addedBy[artifact.key] = requested.coordinates.toString()
                 } else {
-                    leaveOutHostProvided(artifact, provider, range)
+                    leaveOutHostProvided(artifact, provider, requested)
                 }
             }
 
-            private fun leaveOutLoaded(artifact: ResolvedArtifact, earlier: ResolvedArtifact, range: SourceRange) {
+            private fun leaveOutLoaded(artifact: ResolvedArtifact, earlier: ResolvedArtifact, requested: Requested) {
                 when {
                     earlier.version == artifact.version -> {}
-                    newer(artifact.version, earlier.version) ->
-                        conflicts += warning(Messages.olderVersionWins(artifact, Messages.SESSION, earlier.version), range)
-                    else -> warnings += warning(Messages.alreadyLoaded(artifact, earlier.version), range)
+                    newer(artifact.version, earlier.version) -> {
+                        val loadedBy = state.loadedBy[artifact.key] ?: addedBy[artifact.key] ?: earlier.coordinates
+                        conflicts.session(requested, artifact, earlier.version, loadedBy)
+                    }
+                    requested.isRoot(artifact) -> notes += warning(Messages.alreadyLoaded(artifact, earlier.version), requested.range)
                 }
             }
 
-            private fun leaveOutHostProvided(artifact: ResolvedArtifact, provider: String, range: SourceRange) {
+            private fun leaveOutHostProvided(artifact: ResolvedArtifact, provider: String, requested: Requested) {
                 val reported = artifact.coordinates in state.hostProvided || artifact.coordinates in hostProvided
                 val hostVersion = hostLibraries.versionIn(provider, artifact.artifactId)
                 when {
-                    reported || provider == artifact.file.name -> {}
-                    hostVersion != null && newer(artifact.version, hostVersion) ->
-                        conflicts += warning(Messages.olderVersionWins(artifact, Messages.HOST, hostVersion), range)
-                    else -> warnings += warning(Messages.providedByHost(artifact, provider), range)
+                    reported || provider == artifact.file.name -> return
+                    hostVersion != null && newer(artifact.version, hostVersion) -> conflicts.host(requested, artifact, hostVersion)
+                    requested.isRoot(artifact) -> notes += warning(Messages.providedByHost(artifact, provider), requested.range)
+                    else -> return
                 }
                 hostProvided += artifact.coordinates
             }

@@ -107,12 +107,30 @@ class DependsOnSessionTest {
     }
 
     @Test
-    fun `a host library in the dependencies is left out with a warning`() {
+    fun `a library's older kotlin-stdlib is left out for the host's without a word`() {
         val value = run("@file:DependsOn(\"com.example:kotlinuser:1.0\")\nKotlinVersion.CURRENT.toString()").assertValue()
         assertEquals(KotlinVersion.CURRENT.toString(), value.value)
-        assertTrue(
-            value.warnings.any { "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes" in it },
-            value.warnings.toString(),
-        )
+        assertEquals(emptyList(), value.warnings)
+    }
+
+    @Test
+    fun `a library that needs a newer version than an earlier cell loaded gets one warning, saying what to do`() = runBlocking {
+        val configuration = SessionConfiguration(localRepository = localRepository, defaultRepositories = listOf(server.url("repo1/")))
+        ScriptSession(configuration = configuration).use { fresh ->
+            assertEquals(emptyList(), fresh.execute("@file:DependsOn(\"com.example:greeter:1.0\")").assertValue().warnings)
+            val value = fresh.execute("@file:DependsOn(\"com.example:app:1.0\")\ncom.example.app.App.run()").assertValue()
+            assertEquals("Hello from greeter 1.0", value.value)
+            assertEquals(
+                listOf(
+                    "snippet${fresh.lastSnippetNumber}.kts:1:1: warning: Version conflict: 'com.example:app:1.0' needs newer " +
+                        "versions than this session loaded before, which stay in use: 'com.example:greeter:1.1' (loaded: 1.0); " +
+                        "calls into their newer API may fail with NoSuchMethodError or NoClassDefFoundError\n" +
+                        "  | <error>@file:DependsOn(\"com.example:app:1.0\")</error>\n" +
+                        "hint: to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") " +
+                        "before loading 'com.example:greeter:1.0'",
+                ),
+                value.warnings,
+            )
+        }
     }
 }

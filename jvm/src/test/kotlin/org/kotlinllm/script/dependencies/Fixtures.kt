@@ -57,6 +57,27 @@ internal object Fixtures {
                     TestDependency("com.example", "optional-missing", "1.0", optional = true),
                 ),
             )
+            // a library on an older greeter than app's, and one needing newer ones of greeter and util
+            artifact(
+                "com.example",
+                "oldgreeting",
+                "1.0",
+                mapOf("com.example.og.OldGreeting" to "package com.example.og; public class OldGreeting {}"),
+                listOf(TestDependency("com.example", "greeter", "1.0")),
+            )
+            artifact(
+                "com.example",
+                "util",
+                "2.0",
+                mapOf("com.example.util.Util" to "package com.example.util; public class Util { public static int two() { return 2; } }"),
+            )
+            artifact(
+                "com.example",
+                "suite",
+                "1.0",
+                mapOf("com.example.suite.Suite" to "package com.example.suite; public class Suite {}"),
+                listOf(TestDependency("com.example", "greeter", "1.1"), TestDependency("com.example", "util", "2.0")),
+            )
             artifact("com.example", "broken", "1.0", dependencies = listOf(TestDependency("com.example", "missing", "9.9")))
             listOf("0.8.0", "0.8.0-0.6.x-compat").forEach {
                 rawArtifact("com.example", "compat", it, listOf("com/example/compat/C$it.class"))

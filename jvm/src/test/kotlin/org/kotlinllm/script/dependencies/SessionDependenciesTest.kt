@@ -48,7 +48,7 @@ class SessionDependenciesTest {
     }
 
     @Test
-    fun `jars of committed snippets are not added again, another version is left out with a warning`() {
+    fun `jars of committed snippets are not added again, another version asked for is left out with a warning`() {
         val session = session(repo1)
         session.resolved("@file:DependsOn(\"com.example:app:1.0\")").commit()
         val again = session.resolved("@file:DependsOn(\"com.example:app:1.0\")")
@@ -62,6 +62,15 @@ class SessionDependenciesTest {
             ),
             other.warnings,
         )
+    }
+
+    @Test
+    fun `a library's dependency on an older version than the session's is left out without a word`() {
+        val session = session(repo1)
+        session.resolved("@file:DependsOn(\"com.example:app:1.0\")").commit()
+        val older = session.resolved("@file:DependsOn(\"com.example:oldgreeting:1.0\")")
+        assertEquals(listOf("oldgreeting-1.0.jar"), older.names())
+        assertEquals(emptyList(), older.warnings)
     }
 
     @Test
@@ -171,9 +180,17 @@ class SessionDependenciesTest {
     }
 
     @Test
-    fun `a jar the host provides is left out with a warning`() {
+    fun `a library's older kotlin-stdlib is left out for the host's without a word`() {
         val result = session(repo1).resolved("@file:DependsOn(\"com.example:kotlinuser:1.0\")")
         assertEquals(listOf("kotlinuser-1.0.jar"), result.names())
+        assertEquals(emptyList(), result.warnings)
+    }
+
+    @Test
+    fun `a jar the host provides, asked for by name, is left out with a warning once per session`() {
+        val session = session(repo1)
+        val result = session.resolved("@file:DependsOn(\"org.jetbrains.kotlin:kotlin-stdlib:1.8.21\")")
+        assertEquals(emptyList(), result.names())
         val host = KotlinVersion::class.java.protectionDomain.codeSource.location.path.substringAfterLast('/')
         assertEquals(
             listOf(
@@ -181,11 +198,13 @@ class SessionDependenciesTest {
                     "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes ($host), which are used instead",
                     1,
                     1,
-                    46,
+                    61,
                 ),
             ),
             result.warnings,
         )
+        result.commit()
+        assertEquals(emptyList(), session.resolved("@file:DependsOn(\"org.jetbrains.kotlin:kotlin-stdlib:1.8.21\")").warnings)
     }
 
     @Test
@@ -260,38 +279,45 @@ class SessionDependenciesTest {
     }
 
     @Test
-    fun `a dependency that needs a newer version than the host's says so first`() {
-        val result = session(repo1).resolved("@file:DependsOn(\"com.example:newcoroutines:1.0\", \"com.example:kotlinuser:1.0\")")
-        assertEquals(listOf("newcoroutines-1.0.jar", "kotlinuser-1.0.jar"), result.names())
+    fun `a dependency that needs a newer version than the host's says so first, with what to do, once per session`() {
+        val session = session(repo1)
+        val code = "@file:DependsOn(\"com.example:kotlinuser:1.0\", \"com.example:newcoroutines:1.0\")"
+        val result = session.resolved(code)
+        assertEquals(listOf("kotlinuser-1.0.jar", "newcoroutines-1.0.jar"), result.names())
         val hostVersion = Fixtures.hostCoroutinesVersion
         assertEquals(
             listOf(
-                "Version conflict: 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:99.0' is needed, but the host's version " +
-                    "'$hostVersion' is used instead: calls into API newer than $hostVersion may fail with NoSuchMethodError or " +
-                    "NoClassDefFoundError",
-                "Left out 'org.jetbrains.kotlin:kotlin-stdlib:1.8.21': the host provides its classes " +
-                    "(${KotlinVersion::class.java.protectionDomain.codeSource.location.path.substringAfterLast(
-                        '/',
-                    )}), which are used instead",
+                Diagnostic(
+                    Severity.WARNING,
+                    "Version conflict: 'com.example:newcoroutines:1.0' needs newer versions than the host provides, which no " +
+                        "dependency can replace: 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:99.0' (host: $hostVersion); " +
+                        "calls into their newer API may fail with NoSuchMethodError or NoClassDefFoundError",
+                    SourceRange(1, 47, 1, 78),
+                    "if they do, use an older version of 'com.example:newcoroutines', built against the host's versions or older ones",
+                ),
             ),
-            result.warnings.map { it.message },
+            result.warnings,
         )
+        result.commit()
+        assertEquals(emptyList(), session.resolved(code).warnings)
     }
 
     @Test
-    fun `a dependency that needs a newer version than the session loaded says so`() {
+    fun `a dependency that needs a newer version than the session loaded says so, with what to do`() {
         val session = session(repo1)
         session.resolved("@file:DependsOn(\"com.example:greeter:1.0\")").commit()
         val result = session.resolved("@file:DependsOn(\"com.example:app:1.0\")")
         assertEquals(listOf("app-1.0.jar", "util-1.0.jar"), result.names())
         assertEquals(
             listOf(
-                warning(
-                    "Version conflict: 'com.example:greeter:1.1' is needed, but this session's version '1.0' is used instead: " +
-                        "calls into API newer than 1.0 may fail with NoSuchMethodError or NoClassDefFoundError",
-                    1,
-                    1,
-                    39,
+                Diagnostic(
+                    Severity.WARNING,
+                    "Version conflict: 'com.example:app:1.0' needs newer versions than this session loaded before, which stay in " +
+                        "use: 'com.example:greeter:1.1' (loaded: 1.0); calls into their newer API may fail with NoSuchMethodError " +
+                        "or NoClassDefFoundError",
+                    SourceRange(1, 1, 1, 39),
+                    "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") before " +
+                        "loading 'com.example:greeter:1.0'",
                 ),
             ),
             result.warnings,
@@ -299,16 +325,52 @@ class SessionDependenciesTest {
     }
 
     @Test
-    fun `a newer patch release than the host's is left out as any other`() {
-        val result = session(repo1).resolved("@file:DependsOn(\"com.example:patchcoroutines:1.0\")")
-        assertEquals(listOf("patchcoroutines-1.0.jar"), result.names())
+    fun `the dependencies of one library that need newer versions are one warning, and so is the library itself`() {
+        val session = session(repo1)
+        session.resolved("@file:DependsOn(\"com.example:greeter:1.0\", \"com.example:util:1.0\")").commit()
+        val result = session.resolved("@file:DependsOn(\"com.example:suite:1.0\")\n@file:DependsOn(\"com.example:util:2.0\")")
+        assertEquals(listOf("suite-1.0.jar"), result.names())
         assertEquals(
             listOf(
-                "Left out 'org.jetbrains.kotlinx:kotlinx-coroutines-core-jvm:${Fixtures.hostCoroutinesNextPatch}': " +
-                    "the host provides its classes (${Fixtures.hostCoroutinesJar}), which are used instead",
+                "Version conflict: 'com.example:suite:1.0' needs newer versions than this session loaded before, which stay in " +
+                    "use: 'com.example:greeter:1.1' (loaded: 1.0), 'com.example:util:2.0' (loaded: 1.0); calls into their newer " +
+                    "API may fail with NoSuchMethodError or NoClassDefFoundError",
+                "Version conflict: 'com.example:util:2.0' needs newer versions than this session loaded before, which stay in " +
+                    "use: 'com.example:util:2.0' (loaded: 1.0); calls into their newer API may fail with NoSuchMethodError or " +
+                    "NoClassDefFoundError",
             ),
             result.warnings.map { it.message },
         )
+        assertEquals(listOf(SourceRange(1, 1, 1, 41), SourceRange(2, 1, 2, 40)), result.warnings.map { it.range })
+        assertEquals(
+            listOf(
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:suite:1.0\") before " +
+                    "loading 'com.example:greeter:1.0', 'com.example:util:1.0'",
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:util:2.0\") before " +
+                    "loading 'com.example:util:1.0'",
+            ),
+            result.warnings.map { it.hint },
+        )
+    }
+
+    @Test
+    fun `a dependency that needs a newer version than an earlier one of the same snippet loads names that one`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:oldgreeting:1.0\", \"com.example:app:1.0\")")
+        assertEquals(listOf("oldgreeting-1.0.jar", "greeter-1.0.jar", "app-1.0.jar", "util-1.0.jar"), result.names())
+        assertEquals(
+            listOf(
+                "to use the newer versions, restart the kernel and run @file:DependsOn(\"com.example:app:1.0\") before " +
+                    "loading 'com.example:oldgreeting:1.0'",
+            ),
+            result.warnings.map { it.hint },
+        )
+    }
+
+    @Test
+    fun `a newer patch release than the host's is left out without a word`() {
+        val result = session(repo1).resolved("@file:DependsOn(\"com.example:patchcoroutines:1.0\")")
+        assertEquals(listOf("patchcoroutines-1.0.jar"), result.names())
+        assertEquals(emptyList(), result.warnings)
     }
 
     @Test

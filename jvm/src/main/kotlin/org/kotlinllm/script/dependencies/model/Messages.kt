@@ -76,13 +76,31 @@ internal object Messages {
         "Fetched '$coordinates' again: its copy in the local repository $localRepository was broken " +
             "(a jar that does not open or a POM that does not parse, e.g. a download cut short)"
 
-    /** A dependency needs a newer version than the one that wins ([whose]: the host's, or this session's). */
-    fun olderVersionWins(artifact: ResolvedArtifact, whose: String, version: String): String =
-        "Version conflict: '${artifact.coordinates}' is needed, but $whose version '$version' is used instead: " +
-            "calls into API newer than $version may fail with NoSuchMethodError or NoClassDefFoundError"
+    /** [requested] needs newer versions of [conflicts] (each with the version that stays) than this session loaded. */
+    fun olderInSession(requested: MavenCoordinates, conflicts: List<Pair<ResolvedArtifact, String>>): String =
+        "Version conflict: '$requested' needs newer versions than this session loaded before, which stay in use: " +
+            listed(conflicts, "loaded") + "; $NEWER_CALLS"
 
-    const val HOST: String = "the host's"
-    const val SESSION: String = "this session's"
+    /**
+     * Loading the newer versions first is what makes them win (the older ones are then left out without a word):
+     * [requested] before [loadedBy], the coordinates that loaded the older ones.
+     */
+    fun loadFirst(requested: MavenCoordinates, loadedBy: Collection<String>): String =
+        "to use the newer versions, restart the kernel and run @file:DependsOn(\"$requested\") before loading " +
+            loadedBy.joinToString(", ") { "'$it'" }
+
+    /** [requested] needs newer versions of [conflicts] (each with the host's version) than the host provides. */
+    fun olderInHost(requested: MavenCoordinates, conflicts: List<Pair<ResolvedArtifact, String>>): String =
+        "Version conflict: '$requested' needs newer versions than the host provides, which no dependency can replace: " +
+            listed(conflicts, "host") + "; $NEWER_CALLS"
+
+    fun olderBuild(requested: MavenCoordinates): String =
+        "if they do, use an older version of '${requested.module}', built against the host's versions or older ones"
+
+    private fun listed(conflicts: List<Pair<ResolvedArtifact, String>>, whose: String): String =
+        conflicts.joinToString(", ") { (artifact, version) -> "'${artifact.coordinates}' ($whose: $version)" }
+
+    private const val NEWER_CALLS: String = "calls into their newer API may fail with NoSuchMethodError or NoClassDefFoundError"
 
     private fun seconds(duration: Duration): String =
         if (duration.inWholeMilliseconds % 1000 == 0L) "${duration.inWholeSeconds} s" else "${duration.inWholeMilliseconds} ms"
