@@ -242,6 +242,36 @@ class LibraryDescriptorsTest {
     }
 
     @Test
+    fun `a property marked ignored is left out, and takes no positional option`() {
+        val text = """
+            {
+              "properties": [
+                {"name": "internal", "value": "x", "ignored": true},
+                {"name": "v", "value": "1.0"}
+              ],
+              "dependencies": ["org.example:lib:${'$'}v", "org.example:other:${'$'}internal"]
+            }
+        """.trimIndent()
+        val definition = parse(text, positional("2.0"))
+        assertEquals(mapOf("v" to "2.0"), definition.options)
+        assertEquals(listOf("org.example:lib:2.0", "org.example:other:${'$'}internal"), definition.dependencies)
+        assertEquals(
+            "lib.json: \"properties\"[0].ignored must be true or false (line 1)",
+            error("""{"properties": [{"name": "a", "value": "b", "ignored": "yes"}]}"""),
+        )
+    }
+
+    @Test
+    fun `a key written with escapes is found at its line`() {
+        assertEquals(
+            "loadLibraryDescriptor: \"renderers\".a.B must be code (a string) (line 3)",
+            assertFailsWith<DescriptorException> {
+                LibraryDescriptors.parse("{\"renderers\": {\n\"x\\\"y\": \"z\",\n\"a\\u002eB\": 1}}", emptyMap(), "loadLibraryDescriptor")
+            }.message,
+        )
+    }
+
+    @Test
     fun `an empty descriptor defines nothing`() {
         val definition = parse("{}")
         assertEquals(emptyMap(), definition.options)

@@ -14,7 +14,7 @@ import org.kotlinllm.script.internal.libraries.Libraries
  * as `@file:DependsOn` of their Maven coordinates would, with their usual default imports for this and the later cells;
  * and descriptors in the JSON format of JetBrains' kernel, by file (`@file[lib.json](a=1)`, `lib@dir[libs]`) or URL
  * (`@url[https://…]`, the URL alone), which the session reads and applies. The forms JetBrains' kernel resolves
- * against its GitHub list of descriptors (`lib@<git ref>`) are fetched not here: a known library loads the
+ * against its GitHub list of descriptors (`lib@<git ref>`) are not fetched here: a known library loads the
  * catalogue's, another is an error saying so. `%useLatestDescriptors` is accepted with a notice.
  */
 internal object UseMagic {
