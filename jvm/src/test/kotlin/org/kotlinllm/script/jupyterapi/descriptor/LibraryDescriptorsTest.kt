@@ -102,6 +102,26 @@ class LibraryDescriptorsTest {
     }
 
     @Test
+    fun `lets-plot's descriptor with a positional version, a named option, and an empty default`() {
+        val text = """
+            {
+              "description": "Kotlin API for Lets-Plot: multiplatform plotting library based on Grammar of Graphics",
+              "properties": [
+                { "name": "v", "value": "4.14.1" },
+                { "name": "v-renovate-hint", "value": "update: package=org.jetbrains.lets-plot:lets-plot-kotlin-jupyter" },
+                { "name": "isolatedFrame", "value": "" },
+                { "name": "output", "value": "js, ktnb, svg" }
+              ],
+              "link": "https://github.com/JetBrains/lets-plot-kotlin",
+              "dependencies": [ "org.jetbrains.lets-plot:lets-plot-kotlin-jupyter:${'$'}v" ]
+            }
+        """.trimIndent()
+        val definition = parse(text, positional("4.5.0"), named("output", "svg"))
+        assertEquals(listOf("org.jetbrains.lets-plot:lets-plot-kotlin-jupyter:4.5.0"), definition.dependencies)
+        assertEquals(mapOf("v" to "4.5.0", "isolatedFrame" to "", "output" to "svg"), definition.options)
+    }
+
+    @Test
     fun `positional options fill the properties in order, named ones any, and an option no property declares still substitutes`() {
         val definition = parse(kandy, positional("0.9.0"), named("statsVersion", "0.4.0"), named("enableExperimentalCsv", "true"))
         assertEquals(
