@@ -7,7 +7,6 @@ import org.kotlinllm.script.completion.Inspection
 import org.kotlinllm.script.dependencies.DependencySettings
 import org.kotlinllm.script.internal.compiler.completion.CodeInsight
 import org.kotlinllm.script.internal.jupyterapi.JupyterApi
-import org.kotlinllm.script.internal.jupyterapi.LibraryDescriptorsPending
 import org.kotlinllm.script.internal.jupyterapi.linkage.IntegrationLinkage
 import org.kotlinllm.script.internal.pipeline.EvaluationWindow
 import org.kotlinllm.script.internal.pipeline.RunResult
@@ -142,7 +141,7 @@ internal class SessionCore(
 
     /** JetBrains' kernel API on [started]: its hooks on every cell, its `notebook` for the snippets. */
     private fun attachJupyterApi(started: SnippetPipeline) {
-        val api = JupyterApi(started, display, symbols, LibraryDescriptorsPending::parse, IntegrationLinkage::missing)
+        val api = JupyterApi(started, display, symbols, IntegrationLinkage::missing)
         started.hooks = api.hooks
         scope.context.notebook = api.notebook
         jupyter = api

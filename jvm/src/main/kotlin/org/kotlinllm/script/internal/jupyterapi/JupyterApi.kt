@@ -1,7 +1,7 @@
 package org.kotlinllm.script.internal.jupyterapi
 
 import org.jetbrains.kotlinx.jupyter.api.Notebook
-import org.jetbrains.kotlinx.jupyter.api.libraries.LibraryDefinition
+import org.kotlinllm.script.internal.jupyterapi.descriptor.LibraryDescriptors
 import org.kotlinllm.script.internal.jupyterapi.extensions.NotebookExtensions
 import org.kotlinllm.script.internal.jupyterapi.extensions.Renderers
 import org.kotlinllm.script.internal.pipeline.CellHooks
@@ -18,7 +18,6 @@ internal class JupyterApi(
     code: HostCode,
     display: SessionDisplay,
     symbols: SessionSymbols,
-    descriptors: (String, Map<String, String>) -> LibraryDefinition,
     linkCheck: (List<File>, ClassLoader) -> List<String>,
 ) {
     private val history: CellHistory
@@ -33,12 +32,15 @@ internal class JupyterApi(
         history = CellHistory { kernelNotebook }
         val extensions = NotebookExtensions(Renderers(display) { kernelNotebook.executionHost })
         val host = KernelHost(code, display, history) { libraryLoading }
-        kernelNotebook = KernelNotebook(host, history, symbols, extensions, descriptors)
+        kernelNotebook = KernelNotebook(host, history, symbols, extensions) { text, options ->
+            LibraryDescriptors.parse(text, options, "loadLibraryDescriptor")
+        }
         val resources = LibraryResources(display, { code.classLoader }, ::notice)
         libraryLoading = LibraryLoading(host, code, extensions, resources, ::error)
         loading = libraryLoading
         val integrations = Integrations(code, { kernelNotebook }, { libraryLoading }, linkCheck, ::notice)
-        cells = NotebookCells(host, history, symbols, extensions, integrations, ::error).also { it.notebook = kernelNotebook }
+        cells = NotebookCells(code, host, history, symbols, extensions, integrations, { libraryLoading }, ::error)
+        cells.notebook = kernelNotebook
         notebook = kernelNotebook
         display.notebook = kernelNotebook
         display.textRenderer = { value -> extensions.textRenderers.renderedOrNull(value) }

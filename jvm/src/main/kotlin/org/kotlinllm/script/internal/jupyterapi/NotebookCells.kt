@@ -2,15 +2,24 @@ package org.kotlinllm.script.internal.jupyterapi
 
 import org.jetbrains.kotlinx.jupyter.api.FieldValue
 import org.jetbrains.kotlinx.jupyter.api.KotlinKernelHost
+import org.kotlinllm.script.diagnostics.Diagnostic
+import org.kotlinllm.script.diagnostics.Severity
 import org.kotlinllm.script.internal.compiler.source.DeclaredName
+import org.kotlinllm.script.internal.compiler.source.UseMagic
+import org.kotlinllm.script.internal.jupyterapi.descriptor.DescriptorException
+import org.kotlinllm.script.internal.jupyterapi.descriptor.DescriptorTexts
+import org.kotlinllm.script.internal.jupyterapi.descriptor.LibraryDescriptors
 import org.kotlinllm.script.internal.jupyterapi.extensions.NotebookExtensions
 import org.kotlinllm.script.internal.jupyterapi.extensions.Renderers
 import org.kotlinllm.script.internal.pipeline.CellHooks
 import org.kotlinllm.script.internal.pipeline.EvaluatedCell
 import org.kotlinllm.script.internal.pipeline.HookFailure
+import org.kotlinllm.script.internal.pipeline.HostCode
+import org.kotlinllm.script.internal.pipeline.ReadSnippet
 import org.kotlinllm.script.internal.pipeline.RunResult
 import org.kotlinllm.script.internal.pipeline.SnippetRun
 import org.kotlinllm.script.internal.session.SessionSymbols
+import java.nio.file.Path
 import kotlin.reflect.KClass
 
 /**
@@ -21,11 +30,13 @@ import kotlin.reflect.KClass
  * result stays.
  */
 internal class NotebookCells(
+    private val code: HostCode,
     private val host: KernelHost,
     private val history: CellHistory,
     private val symbols: SessionSymbols,
     private val extensions: NotebookExtensions,
     private val integrations: Integrations,
+    private val loading: () -> LibraryLoading,
     private val report: (String) -> Unit,
 ) : CellHooks {
 
@@ -69,13 +80,42 @@ internal class NotebookCells(
         }
         // the after-cell callbacks of libraries loaded before this cell: one its own code loads starts with the next
         val afterCell = extensions.afterCell.registeredExtensions()
-        integrations.load(cell.addedJars)
+        loadIntegrations()
         host.runScheduled { report(Faults.describe("code the cell scheduled", "it", it)) }
+        loadIntegrations()
         val value = FieldValue(current?.result, null)
         for (callback in afterCell) {
             guarded(extensions.owner(callback), "its after-cell callback") { callback(host, cell.snippetClass ?: Unit, value) }
         }
         return run
+    }
+
+    override fun loadDescriptors(read: ReadSnippet): List<Diagnostic> = read.used?.descriptors.orEmpty().mapNotNull { request ->
+        val source = when (request) {
+            is UseMagic.DescriptorFile -> request.path
+            is UseMagic.DescriptorUrl -> request.url
+            else -> return@mapNotNull null
+        }
+        val definition = try {
+            val text = if (request is UseMagic.DescriptorFile) DescriptorTexts.file(
+                source,
+                Path.of("").toAbsolutePath(),
+            ) else DescriptorTexts.url(source)
+            LibraryDescriptors.parse(text, request.options, source)
+        } catch (e: DescriptorException) {
+            return@mapNotNull Diagnostic(Severity.ERROR, "`%use ${request.text}`: ${e.message}", request.range)
+        }
+        loading().apply(listOf(definition), "the library of `%use ${request.text}`")
+        null
+    }
+
+    /** The integrations of the jars added since the last look, until loading them adds none. */
+    private fun loadIntegrations() {
+        repeat(MAX_ROUNDS) {
+            val jars = code.takeAddedJars()
+            if (jars.isEmpty()) return
+            integrations.load(jars)
+        }
     }
 
     /** A thrown exception a library renders (`renderThrowable`): the cell's value is its rendering. */
@@ -158,6 +198,8 @@ internal class NotebookCells(
     }
 
     private companion object {
+        /** Integrations whose loading adds jars with integrations: a chain this long is a loop. */
+        const val MAX_ROUNDS = 8
         val CELL_NUMBER = Regex("""^snippet(\d+)\.kts$""")
     }
 }

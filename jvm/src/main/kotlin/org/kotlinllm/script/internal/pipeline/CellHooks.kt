@@ -1,5 +1,6 @@
 package org.kotlinllm.script.internal.pipeline
 
+import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.internal.compiler.source.ParsedSnippet
 import java.io.File
 
@@ -13,8 +14,6 @@ internal class EvaluatedCell(
     /** Its class when it ran to its end. */
     val snippetClass: Class<*>?,
     val run: SnippetRun,
-    /** The jars its dependencies added to the session. */
-    val addedJars: List<File>,
 )
 
 /**
@@ -28,6 +27,12 @@ internal interface CellHooks {
     /** Before the cell is compiled: it is the current cell; the before-cell callbacks, whose declarations it may use. */
     fun beforeCell(fileName: String, code: String, preprocessed: String)
 
+    /**
+     * Loads the library descriptors the cell's `%use` lines name (`%use @file[lib.json]`), before it compiles, so it
+     * has their imports; the errors of those that could not be read, at their `%use` lines.
+     */
+    fun loadDescriptors(read: ReadSnippet): List<Diagnostic>
+
     /** After the cell was evaluated, before its value is rendered; the run to report (a rendered throwable's, say). */
     fun afterCell(cell: EvaluatedCell): SnippetRun
 
@@ -38,6 +43,8 @@ internal interface CellHooks {
         override fun beforeCell(fileName: String, code: String, preprocessed: String) = Unit
 
         override fun afterCell(cell: EvaluatedCell): SnippetRun = cell.run
+
+        override fun loadDescriptors(read: ReadSnippet): List<Diagnostic> = emptyList()
     }
 }
 
@@ -54,6 +61,9 @@ internal interface HostCode {
 
     /** Adds [imports] to the default imports of the later snippets. */
     fun addImports(imports: Collection<String>)
+
+    /** The jars the snippets (cells and code run for the host) added to the session since the last call. */
+    fun takeAddedJars(): List<File>
 
     /** The class loader of the snippets evaluated so far. */
     val classLoader: ClassLoader

@@ -19,6 +19,7 @@ import org.kotlinllm.script.internal.routing.RunClock
 import org.kotlinllm.script.internal.routing.StopGate
 import org.kotlinllm.script.internal.session.SessionSymbols
 import org.kotlinllm.script.runtime.MimeBundle
+import java.io.File
 
 /** The session's side of a snippet's evaluation: it may start (false: its host cancelled it while it compiled), it ended. */
 internal interface EvaluationWindow {
@@ -80,6 +81,9 @@ internal class SnippetPipeline(
     override val inCellCode: Boolean get() = inCellEvaluation
     private var sessionThread: Thread? = null
 
+    /** The jars committed since [takeAddedJars] was last called. */
+    private val addedJars = mutableListOf<File>()
+
     init {
         val shadowingImports = ShadowingImports()
         val compiler = RewritingCompiler(compilerHost, shadowingImports)
@@ -113,8 +117,7 @@ internal class SnippetPipeline(
         }
         val run = try {
             val evaluated = evaluated(compiled)
-            val addedJars = compiled.source.resolved?.classpath.orEmpty()
-            hooks.afterCell(EvaluatedCell(fileName, text, code, compiled.read.parsed, evaluated.snippetClass, evaluated.run, addedJars))
+            hooks.afterCell(EvaluatedCell(fileName, text, code, compiled.read.parsed, evaluated.snippetClass, evaluated.run))
         } finally {
             window.ends()
         }
@@ -123,7 +126,7 @@ internal class SnippetPipeline(
 
     /** Evaluates a cell's [compiled] snippet, and the column accessors of the frames it declared or changed. */
     private fun evaluated(compiled: CompiledSnippet): Evaluated {
-        compiled.source.resolved?.commit?.invoke()
+        committed(compiled)
         libraries.loaded(compiled.read.used)
         inCellEvaluation = true
         val evaluated = try {
@@ -142,12 +145,21 @@ internal class SnippetPipeline(
             "the host cannot run code while a cell's own code runs; EXECUTE(code) runs it once the cell's code ran"
         }
         val compiled = compiled(SnippetRequest(hiddenName(cellFileName), code, Mode.EXECUTE)).orDone { return it }
-        compiled.source.resolved?.commit?.invoke()
+        committed(compiled)
         libraries.loaded(compiled.read.used)
         val evaluated = evaluation.evaluate(compiled)
         evaluated.snippetClass?.let { accessors.after(compiled.read.fileName, compiled.read.parsed, it) }
         return evaluated.run
     }
+
+    /** Commits the dependencies [compiled] resolved: the session has their jars from now on. */
+    private fun committed(compiled: CompiledSnippet) {
+        val resolved = compiled.source.resolved ?: return
+        resolved.commit()
+        addedJars += resolved.classpath
+    }
+
+    override fun takeAddedJars(): List<File> = addedJars.toList().also { addedJars.clear() }
 
     override fun addImports(imports: Collection<String>) {
         libraries.addImports(imports)
@@ -179,6 +191,10 @@ internal class SnippetPipeline(
     /** The stages up to the compilation. */
     private fun compiled(request: SnippetRequest): Step<CompiledSnippet> {
         val read = magics.read(request).orDone { return Step.Done(it) }
+        if (request.mode == Mode.RUN || request.mode == Mode.EXECUTE) {
+            val errors = hooks.loadDescriptors(read)
+            if (errors.isNotEmpty()) return Step.Done(SnippetRun.compilationError(read.fileName, read.shown, errors))
+        }
         val resolved = resolution.resolve(read).orDone { return Step.Done(it) }
         return compilation.compile(resolved)
     }
