@@ -51,7 +51,7 @@ class MagicsOutputTest {
         assertEquals("Executing:\n\nval tracked = 20\n\nprintln(tracked)\n20\n", shown)
         assertEquals("Executing:\n\"%use in a string\"\n", run("\"%use in a string\"").second)
         assertEquals("Executing:\ntracked * 2\n", run("tracked * 2").second)
-        assertEquals("", run("%trackExecution generated\ntracked").second, "a cell's own code is not generated code")
+        assertEquals("", run("%trackExecution -generated\ntracked").second, "a cell's own code is not generated code")
         assertEquals("", run("%trackExecution off\ntracked").second)
         assertEquals("", run("tracked").second)
     }

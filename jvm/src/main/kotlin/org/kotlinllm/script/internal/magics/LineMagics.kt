@@ -48,14 +48,15 @@ internal object LineMagics {
     /** The one word given, "" for none, null for several. */
     private fun List<String>.singleOrEmpty(): String? = if (size > 1) null else firstOrNull().orEmpty()
 
-    private fun tracking(word: String?): ExecutionTracking? = when (word?.lowercase()) {
+    // the kernel's older versions wrote the options with a dash (`-generated`), as notebooks still do
+    private fun tracking(word: String?): ExecutionTracking? = when (word?.lowercase()?.removePrefix("-")) {
         "", "all", "on" -> ExecutionTracking.ALL
         "generated" -> ExecutionTracking.GENERATED
         "off" -> ExecutionTracking.OFF
         else -> null
     }
 
-    private fun flag(word: String?): Boolean? = when (word?.lowercase()) {
+    private fun flag(word: String?): Boolean? = when (word?.lowercase()?.removePrefix("-")) {
         "", "on" -> true
         "off" -> false
         else -> null
