@@ -73,6 +73,15 @@ def test_track_execution_shows_each_cell_s_code_until_turned_off(kc: Any) -> Non
     assert execute(kc, "%trackExecution off\ntracked").stdout == ""
 
 
+def test_dump_classes_for_spark_writes_the_cells_classes_where_its_property_says(kc: Any) -> None:
+    code = '%dumpClassesForSpark\nclass SparkRow(val x: Int)\nSystem.getProperty("spark.repl.class.outputDir")'
+    cell = execute(kc, code)
+    number = cell.content["execution_count"]
+    written = sorted(path.name for path in Path(cell.result or "").rglob("*.class"))
+    assert written == [f"Snippet{number}$SparkRow.class", f"Snippet{number}.class"]
+    assert execute(kc, "%dumpClassesForSpark off").status == "ok"
+
+
 def test_a_magic_without_meaning_here_gives_a_notice_and_the_cell_runs(kc: Any) -> None:
     cell = execute(kc, "%logLevel debug\n6 * 7")
     assert cell.status == "ok"
