@@ -108,14 +108,16 @@ def test_runs_on_jdk25(tmp_path: Path) -> None:
 
 def test_magics_and_vars_in_the_python_api() -> None:
     with ScriptSession(greeting="Hello", options=SessionOptions(echo=False)) as session:
-        error = session.execute(":help")
+        error = session.execute(":helpme")
         assert isinstance(error, Error) and error.phase == "COMPILATION"
         assert error.evalue == (
-            f"snippet{session.last_snippet_number}.kts:1:1: error: `:help` is a REPL command of JetBrains' Kotlin "
-            "kernel; this kernel has no commands"
+            f"snippet{session.last_snippet_number}.kts:1:1: error: `:helpme` is not a REPL command of this kernel, "
+            "and no Kotlin statement starts with `:`"
         )
         session.execute("val names = mutableListOf(greeting)")
-        assert session.execute("vars()").text == ('val greeting: String\nval names: MutableList<String> = ["Hello"]')
+        listing = 'val greeting: String\nval names: MutableList<String> = ["Hello"]'
+        assert session.execute("vars()").text == listing
+        assert session.execute(":vars").text == listing
 
 
 def test_a_snippet_past_the_time_limit_is_interrupted_and_the_session_goes_on() -> None:

@@ -11,6 +11,7 @@ import org.kotlinllm.script.internal.compiler.hints.DiagnosticHints
 import org.kotlinllm.script.internal.compiler.hints.HostKotlinJars
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
 import org.kotlinllm.script.internal.compiler.source.SnippetParser
+import org.kotlinllm.script.internal.magics.SessionMagics
 import org.kotlinllm.script.internal.report.KnownLimitations
 import org.kotlinllm.script.internal.report.SnippetNames
 import org.kotlinllm.script.internal.report.SnippetSources
@@ -57,7 +58,8 @@ internal class SnippetPipeline(
     /** Completion and inspection by the compiler's analysis of the session's snippets. */
     val insight: CodeInsight = CodeInsight(compilerHost)
 
-    private val magics = MagicStage(SnippetParser(compilerHost.project), libraries)
+    private val sessionMagics = SessionMagics({ dependencies.loadedJars }, symbols)
+    private val magics = MagicStage(SnippetParser(compilerHost.project), libraries, sessionMagics)
     private val resolution = ResolutionStage(dependencies, libraries, clock)
     private val compilation: CompilationStage
     private val evaluation: EvaluationStage
@@ -154,6 +156,7 @@ internal class SnippetPipeline(
 
     /** Commits the dependencies [compiled] resolved: the session has their jars from now on. */
     private fun committed(compiled: CompiledSnippet) {
+        sessionMagics.evaluating(compiled.compilation.classFiles, compiled.source.resolved?.classpath.orEmpty())
         val resolved = compiled.source.resolved ?: return
         resolved.commit()
         addedJars += resolved.classpath
@@ -202,7 +205,7 @@ internal class SnippetPipeline(
     /** A hidden snippet, within the evaluation of the snippet it follows; no library of it is loaded, nothing rendered. */
     private fun hidden(request: SnippetRequest): HiddenRun {
         val compiled = compiled(request).orDone { return HiddenRun(null, failure(it)) }
-        compiled.source.resolved?.commit?.invoke()
+        committed(compiled)
         val evaluated = evaluation.evaluate(compiled)
         return HiddenRun(evaluated.snippetClass, if (evaluated.snippetClass == null) failure(evaluated.run) else null)
     }
@@ -227,6 +230,7 @@ internal class SnippetPipeline(
     }
 
     override fun close() {
+        sessionMagics.close()
         dependencies.close()
         compilerHost.close()
         evaluation.close()

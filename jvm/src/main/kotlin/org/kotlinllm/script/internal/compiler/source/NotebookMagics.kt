@@ -7,11 +7,12 @@ import org.jetbrains.kotlin.psi.KtFile
 import org.jetbrains.kotlin.psi.KtScript
 import org.kotlinllm.script.diagnostics.Diagnostic
 import org.kotlinllm.script.diagnostics.Severity
+import org.kotlinllm.script.diagnostics.SourceRange
 
 /**
- * The line magics (`%trackClasspath`, …) and REPL commands (`:help`, `:vars`, …) of JetBrains' Kotlin kernel,
- * which this kernel does not have (`%use` it has: [UseMagic]): a line of a snippet's top level starting with `%name` or `:name` is
- * reported as an error naming what to write here instead, rather than as the syntax error the compiler sees.
+ * Where a snippet has the line magics (`%trackExecution`, …) and REPL commands (`:help`, …) of JetBrains' Kotlin
+ * kernel (`%use` is [UseMagic]'s): a line of its top level starting with `%name` or `:name`. What each does is the
+ * engine's magics package's; this object finds them and blanks their lines for the compiler, so every offset stays.
  *
  * Only a snippet that does not parse is looked at, and only lines whose `%` or `:` the parser found at the top
  * level, outside any declaration, expression, string or comment: valid Kotlin is never a magic (`::name` is a
@@ -21,20 +22,43 @@ internal object NotebookMagics {
 
     private val magicLine = Regex("""^[ \t]*([%:])([A-Za-z]\w*)(.*)$""")
 
-    /** The magics of [parsed], each located at its line; empty when it has none. */
-    fun diagnostics(parsed: ParsedSnippet): List<Diagnostic> {
+    /** A cell that is one REPL command and nothing else (`:help`), as JetBrains' kernel reads one. */
+    private val commandCell = Regex("""^\s*:([A-Za-z]\w*)[ \t]*(//[^\n]*)?\s*$""")
+
+    /**
+     * One magic line: [sign] `%` or `:`, its [name], the [arguments] after it (trimmed, a `//` comment left out),
+     * [range] from the sign to the line's last non-blank character, the offsets [lineStart]..[lineEnd] of its line.
+     */
+    class Line(val sign: Char, val name: String, val arguments: String, val range: SourceRange, val lineStart: Int, val lineEnd: Int) {
+        /** The line as written, from its sign: `%trackExecution all`. */
+        val text: String get() = "$sign$name${if (arguments.isEmpty()) "" else " $arguments"}"
+    }
+
+    /** The name of the REPL command that [code] is made of alone (`help` for `" :help\n"`); null for other code. */
+    fun commandOf(code: String): String? = commandCell.matchEntire(code)?.groupValues?.get(1)
+
+    /** The magic lines of [parsed], in order; empty when it has none (always when it parses). */
+    fun lines(parsed: ParsedSnippet): List<Line> {
         if (parsed.syntaxErrors.isEmpty()) return emptyList()
         val source = parsed.source
         return (1..source.lineCount).mapNotNull { lineNumber ->
             val line = source.line(lineNumber) ?: return@mapNotNull null
             val match = magicLine.find(line) ?: return@mapNotNull null
             val column = match.groups[1]?.range?.first ?: return@mapNotNull null
-            val start = source.offset(lineNumber, column + 1)
+            val lineStart = source.offset(lineNumber, 1)
+            val start = lineStart + column
             if (!atTopLevel(parsed.file, start)) return@mapNotNull null
-            val (sign, name, _) = match.destructured
-            val (message, hint) = advice(sign, name)
-            Diagnostic(Severity.ERROR, message, source.range(start, start + line.trimEnd().length - column), hint)
+            val (sign, name, arguments) = match.destructured
+            val range = source.range(start, lineStart + line.trimEnd().length)
+            Line(sign[0], name, arguments.substringBefore("//").trim(), range, lineStart, lineStart + line.length)
         }
+    }
+
+    /** [text] with the [lines] made blank (spaces, so every offset and line stays). */
+    fun blanked(text: String, lines: List<Line>): String {
+        val code = StringBuilder(text)
+        for (line in lines) for (i in line.lineStart until line.lineEnd) code.setCharAt(i, ' ')
+        return code.toString()
     }
 
     /** Whether the `%` or `:` at [offset] is a token the parser found where a statement starts. */
@@ -46,27 +70,20 @@ internal object NotebookMagics {
         return parent is KtFile || parent is KtScript || (parent is KtBlockExpression && parent.parent is KtScript)
     }
 
-    private fun advice(sign: String, name: String): Pair<String, String> {
-        val magic = "`$sign$name`"
-        val kind = if (sign == "%") "line magic" else "REPL command"
-        val none = if (sign == "%") "this kernel has no magics" else "this kernel has no commands"
-        val hint = when ("$sign$name") {
-            "%trackClasspath", ":classpath" ->
-                "@file:DependsOn(\"group:artifact\") adds a library to the classpath, and a cell using it reports the versions it resolved"
-            "%trackExecution" -> "this kernel runs a cell's code as written: delete this line"
-            "%dumpClassesForSpark" -> "this kernel does not write the cells' classes for Spark: delete this line"
-            "%output" ->
-                "output is limited by the kernel's settings max_output_chars and max_display_bytes, not by a cell: " +
-                    "delete this line"
-            "%logLevel" -> "the kernel's log level is its setting log_level: delete this line"
-            ":vars" -> "call vars(): it lists the session's declarations with their types and values"
-            ":help" ->
-                "cells are plain Kotlin: @file:DependsOn(\"group:artifact\") adds a library, vars() lists the declarations, " +
-                    "DISPLAY/HTML/Image show rich output; the kernel's README tells the rest"
+    /** The error of a magic [line] this kernel does not know, or of a REPL command among other code ([known]). */
+    fun refused(line: Line, known: Boolean): Diagnostic {
+        val written = "`${line.sign}${line.name}`"
+        val (message, hint) = when {
+            line.sign == ':' && known ->
+                "$written is a REPL command: it runs as a cell of its own" to
+                    if (line.name == "vars") "run it alone, or call vars() here" else "run it alone, in a cell of its own"
+            line.sign == ':' ->
+                "$written is not a REPL command of this kernel, and no Kotlin statement starts with `:`" to
+                    "a cell of its own `:help` lists the commands and magics"
             else ->
-                return "$magic looks like a $kind of JetBrains' Kotlin kernel; $none, and no Kotlin statement starts with `$sign`" to
-                    "write Kotlin: @file:DependsOn(\"group:artifact\") adds a library, vars() lists the declarations"
+                "$written is not a line magic of this kernel, and no Kotlin statement starts with `%`" to
+                    "a cell of its own `:help` lists the magics; @file:DependsOn(\"group:artifact\") adds a library"
         }
-        return "$magic is a $kind of JetBrains' Kotlin kernel; $none" to hint
+        return Diagnostic(Severity.ERROR, message, line.range, hint)
     }
 }
