@@ -74,9 +74,12 @@ class DataFrameAccessorsTest {
 
     @Test
     @Order(2)
-    fun `vars lists the user's declarations, not the hidden snippets' ones`() {
+    fun `vars lists the user's declarations and DataFrame's integration's, not the hidden snippets' ones`() {
         dataFrame
-        assertEquals("val df: DataFrame<*> =     name age…", text("vars()"))
+        val lines = text("vars()").lines()
+        assertEquals("val df: DataFrame<*> =     name age…", lines.first())
+        // declared by DataFrame's own notebook integration, as in JetBrains' kernel
+        assertEquals(listOf("val dataFrameConfig: JupyterConfiguration = "), lines.drop(1).map { it.substringBefore("org.jetbrains") })
     }
 
     @Test

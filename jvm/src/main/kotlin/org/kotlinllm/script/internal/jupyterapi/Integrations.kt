@@ -5,9 +5,14 @@ import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonPrimitive
+import org.jetbrains.kotlinx.jupyter.api.ClassAnnotationHandler
+import org.jetbrains.kotlinx.jupyter.api.FieldHandler
 import org.jetbrains.kotlinx.jupyter.api.Notebook
 import org.jetbrains.kotlinx.jupyter.api.libraries.LibraryDefinition
 import org.jetbrains.kotlinx.jupyter.api.libraries.LibraryDefinitionProducer
+import org.jetbrains.kotlinx.jupyter.api.libraries.LibraryResource
+import org.kotlinllm.script.internal.libraries.Libraries
+import org.kotlinllm.script.internal.libraries.Library
 import org.kotlinllm.script.internal.pipeline.HostCode
 import java.io.File
 import java.io.IOException
@@ -64,9 +69,12 @@ internal class Integrations(
 
     private fun definitions(integration: Declared): List<LibraryDefinition> {
         val instance = instance(integration.fqn)
-        return if (integration.producer) (instance as LibraryDefinitionProducer).getDefinitions(
-            notebook(),
-        ) else listOf(instance as LibraryDefinition)
+        val definitions = when (instance) {
+            is LibraryDefinitionProducer -> instance.getDefinitions(notebook())
+            else -> listOf(instance as LibraryDefinition)
+        }
+        val known = Libraries.all.firstOrNull { it.integration?.producer == integration.fqn } ?: return definitions
+        return definitions.map { StandIns.without(it, known) }
     }
 
     /** The object [fqn], or a new instance by the first constructor JetBrains' kernel would call: (Notebook, Map), (Notebook), (). */
@@ -109,6 +117,20 @@ internal class Integrations(
         val base = jar.name.removeSuffix(".jar")
         val version = VERSION.find(base)
         return if (version == null) base else "${base.substring(0, version.range.first)} ${version.value.drop(1)}"
+    }
+
+    /**
+     * What the engine's own parts stand in for in the integration of a library the catalogue knows: its column
+     * accessor generator (converters and `@DataSchema` handler; one generator per session, and DataFrame 0.15's leaves
+     * frames untyped under the K2 REPL) and the scripts its renderers need (the engine's renderer is self-contained).
+     */
+    private object StandIns {
+        fun without(definition: LibraryDefinition, library: Library): LibraryDefinition = object : LibraryDefinition by definition {
+            override val converters: List<FieldHandler> = if (library.accessors != null) emptyList() else definition.converters
+            override val classAnnotations: List<ClassAnnotationHandler> =
+                if (library.accessors != null) emptyList() else definition.classAnnotations
+            override val resources: List<LibraryResource> = if (library.renderer != null) emptyList() else definition.resources
+        }
     }
 
     internal companion object {
