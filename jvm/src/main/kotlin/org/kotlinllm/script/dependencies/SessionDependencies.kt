@@ -49,7 +49,6 @@ internal class SessionDependencies(
     private val settingsFile = configuration.mavenSettings
     private val defaultRepositories = configuration.defaultRepositories
     private val hostLibraries = HostLibraries(hostClassLoader)
-    private val integrations = JupyterIntegrations()
     private val metadata = MetadataVersions(timeout)
     private val watchdog = SilenceWatchdog(timeout + WATCHDOG_GRACE)
     private val state = DependencyState()
@@ -209,20 +208,12 @@ internal class SessionDependencies(
             val selection = JarSelection(versionOrder)
             for ((artifact, requested) in artifacts) selection.add(artifact, requested)
             val added = selection.added.values.toList()
-            val integrated = added.filter { integrations.unreported(it.key, it.file) }
-            for (artifact in integrated) {
-                val range = selection.ranges.getValue(artifact.key)
-                warnings += warning(Messages.integrationNotRun(artifact, JupyterIntegrations.DESCRIPTOR), range)
-            }
             val changes = StateChanges(newRepositories, chosenVersions.toMap(), added, selection.addedBy, selection.hostProvided)
             return DependencyResolution.Resolved(
                 classpath = added.map { it.file },
                 resolvedVersions = resolvedVersions.toMap(),
                 warnings = (selection.conflicts.diagnostics() + selection.notes + warnings).distinct(),
-                commit = {
-                    changes.applyTo(state)
-                    integrations.reported(integrated.map { it.key })
-                },
+                commit = { changes.applyTo(state) },
             )
         }
 

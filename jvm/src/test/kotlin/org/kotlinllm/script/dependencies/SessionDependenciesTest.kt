@@ -435,21 +435,4 @@ class SessionDependenciesTest {
         assertEquals(listOf("later-1.0.jar"), session.resolved("@file:DependsOn(\"com.example:later:1.0\")").names())
         assertEquals(listOf("later-1.0.jar"), session(url).resolved("@file:DependsOn(\"com.example:later:1.0\")").names())
     }
-
-    @Test
-    fun `a library's own Jupyter integration, which is not run, is said once`() {
-        val session = session(repo1)
-        val first = session.resolved("@file:DependsOn(\"com.example:integrated:1.0\", \"com.example:emptyintegration:1.0\")")
-        assertEquals(listOf("integrated-1.0.jar", "emptyintegration-1.0.jar"), first.names())
-        assertEquals(
-            listOf(
-                "'com.example:integrated:1.0' ships a Jupyter integration of JetBrains' Kotlin kernel " +
-                    "(META-INF/kotlin-jupyter-libraries/libraries.json), which this kernel does not run: the renderers and " +
-                    "default imports it declares are not loaded",
-            ),
-            first.warnings.map { it.message },
-        )
-        first.commit()
-        assertEquals(emptyList(), session.resolved("@file:DependsOn(\"com.example:integrated:1.0\")").warnings)
-    }
 }

@@ -68,10 +68,6 @@ internal object Messages {
     fun alreadyLoaded(artifact: ResolvedArtifact, loadedVersion: String): String =
         "Left out '${artifact.coordinates}': this session already loaded version '$loadedVersion', which is used instead"
 
-    fun integrationNotRun(artifact: ResolvedArtifact, descriptor: String): String =
-        "'${artifact.coordinates}' ships a Jupyter integration of JetBrains' Kotlin kernel ($descriptor), which this " +
-            "kernel does not run: the renderers and default imports it declares are not loaded"
-
     fun repairedCopy(coordinates: String, localRepository: String): String =
         "Fetched '$coordinates' again: its copy in the local repository $localRepository was broken " +
             "(a jar that does not open or a POM that does not parse, e.g. a download cut short)"

@@ -125,7 +125,7 @@ class LibraryInternalsTest {
         val folder = testLibraries().resolve(group.replace('.', '/')).resolve(artifact).toFile()
         val jar = assertNotNull(folder.walkTopDown().firstOrNull { it.name.endsWith(".jar") }, "a jar of ${integration.coordinates}")
         val descriptor = java.util.zip.ZipFile(jar).use { zip ->
-            val entry = assertNotNull(zip.getEntry(org.kotlinllm.script.dependencies.JupyterIntegrations.DESCRIPTOR), "$jar's descriptor")
+            val entry = assertNotNull(zip.getEntry(org.kotlinllm.script.internal.jupyterapi.Integrations.DESCRIPTOR), "$jar's descriptor")
             zip.getInputStream(entry).use { it.readBytes().decodeToString() }
         }
         assertTrue(Regex(""""fqn"\s*:\s*"${Regex.escape(integration.producer)}"""").containsMatchIn(descriptor), descriptor)
