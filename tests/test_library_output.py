@@ -40,7 +40,10 @@ def test_use_dataframe_says_its_version_and_no_warning_about_the_kernels_newer_l
     # DataFrame asks for kotlin-stdlib and kotlin-reflect 2.0.20, slf4j-api 2.0.16, kotlin-logging 7.0.3 and
     # kotlinx-serialization 1.7.1, older than the kernel's: left out without a word. DataFrame's own notebook
     # integration loads without a word too.
-    assert cell.stderr == f"Resolved 'org.jetbrains.kotlinx:dataframe' to its latest stable version '{DATAFRAME_VERSION}'\n"
+    assert (
+        cell.stderr
+        == f"Resolved 'org.jetbrains.kotlinx:dataframe' to its latest stable version '{DATAFRAME_VERSION}'\n"
+    )
     assert cell.stdout == ""
 
 
