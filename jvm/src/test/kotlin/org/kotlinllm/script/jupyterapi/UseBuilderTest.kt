@@ -169,4 +169,89 @@ class UseBuilderTest {
         )
         assertEquals("2", value("1 + 1").valueText)
     }
+
+    @Test
+    fun `dependencies and repositories resolve through the session's resolver`() {
+        val repository = IntegrationFixtures.repository().toURI().toString()
+        value("USE { repositories(\"$repository\"); dependencies(\"${IntegrationFixtures.FX_BROKEN}\") }")
+        assertEquals("FxBroken(v=3)", value("com.example.fxbroken.FxBroken(3)").valueText)
+    }
+
+    @Test
+    fun `renderThrowable renders what a later cell throws as its value`() {
+        value(
+            """
+            class Refusal(message: String) : Exception(message)
+            USE { renderThrowable<Refusal> { HTML("<p>refused: ${'$'}{it.message}</p>") } }
+            """,
+        )
+        assertEquals("<p>refused: no</p>", value("throw Refusal(\"no\")").valueData["text/html"])
+    }
+
+    @Test
+    fun `onVariable sees the variables of later cells, addTypeConverter converts them`() {
+        value(
+            """
+            class Seconds(val n: Int)
+            class Label(val text: String)
+            val seen = mutableListOf<String>()
+            USE {
+                onVariable<Label> { value, property -> seen += "${'$'}{property.name}=${'$'}{value.text}" }
+                addTypeConverter(FieldHandlerFactory.createUpdateHandler<Seconds>(TypeDetection.RUNTIME) { value, property ->
+                    execute("val ${'$'}{property.name}Minutes = ${'$'}{value.n / 60}").name
+                })
+            }
+            """,
+        )
+        value("val wait = Seconds(120)\nval title = Label(\"T\")")
+        assertEquals("[title=T] 2", value("\"${'$'}seen ${'$'}waitMinutes\"").valueText)
+    }
+
+    @Test
+    fun `markVariableInternal leaves variables out of variablesState and variablesReport`() {
+        value("""USE { markVariableInternal { it.name.startsWith("tmp") } }""")
+        value("val tmpHidden = 1\nval shownVariable = 2")
+        val report = value("notebook.variablesReport").valueText.orEmpty()
+        assertTrue("\tshownVariable : 2\n" in report, report)
+        assertTrue("tmpHidden" !in report, report)
+        assertEquals("false", value("\"tmpHidden\" in notebook.variablesState").valueText)
+    }
+
+    @Test
+    fun `onColorSchemeChange hears notebook changeColorScheme, and currentColorScheme tells it`() {
+        value("val schemes = mutableListOf<ColorScheme>()\nUSE { onColorSchemeChange { schemes += it } }")
+        value("notebook.changeColorScheme(ColorScheme.DARK)")
+        assertEquals("[DARK] DARK", value("\"${'$'}schemes ${'$'}{notebook.currentColorScheme}\"").valueText)
+    }
+
+    @Test
+    fun `setMinimalKernelVersion refuses a library needing a newer kernel, naming both versions`() {
+        val outcome = value("""USE { setMinimalKernelVersion("0.99.0.1"); import("java.util.BitSet") }""")
+        assertEquals(
+            "[kotlin-llm] error: the USE {} of snippet${outcome.snippetNumber}.kts needs JetBrains' kernel 0.99.0.1 or newer; " +
+                "this kernel implements its API 0.19.0.944: not loaded\n",
+            stderrOf(outcome.snippetNumber),
+        )
+    }
+
+    @Test
+    fun `onShutdown runs when the session closes`() {
+        val closed = java.util.concurrent.CountDownLatch(1)
+        val other = HostSession.create(mapOf("closed" to closed), defaultSettings())
+        val otherEvents = EventReader(other)
+        otherEvents.settled(other.submit("val latch = closed\nUSE { onShutdown { latch.countDown() } }").snippetNumber).result.assertValue()
+        other.close()
+        assertTrue(closed.await(120, java.util.concurrent.TimeUnit.SECONDS), "the shutdown callback ran")
+    }
+
+    @Test
+    fun `onShutdown and onInterrupt register their callbacks with the notebook's processors`() {
+        value("USE { onShutdown { println(\"bye\") }; onInterrupt { println(\"interrupted\") } }")
+        assertEquals(
+            "1 1",
+            value(
+                "\"${'$'}{notebook.shutdownExecutionsProcessor.registeredExtensions().size} ${'$'}{notebook.interruptionCallbacksProcessor.registeredExtensions().size}\"",
+            ).valueText,
+        )
+    }
 }

@@ -198,6 +198,8 @@ internal class SessionCore(
             ExitWatch.ends(id)
             synchronized(lock) { current = null }
         }
+        // the libraries' interruption callbacks, on the session's thread before the next snippet
+        if (ticket.cancelled) jupyter?.interrupted()
         ticket.settle(run)
         host?.snippetSettled(ticket.number, run, ticket.cancelled)
         thread.settled(run.thrown ?: thrown)
