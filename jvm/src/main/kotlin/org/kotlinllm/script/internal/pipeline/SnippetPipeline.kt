@@ -156,10 +156,11 @@ internal class SnippetPipeline(
 
     /** Commits the dependencies [compiled] resolved: the session has their jars from now on. */
     private fun committed(compiled: CompiledSnippet) {
-        sessionMagics.evaluating(compiled.compilation.classFiles, compiled.source.resolved?.classpath.orEmpty())
-        val resolved = compiled.source.resolved ?: return
-        resolved.commit()
-        addedJars += resolved.classpath
+        val resolved = compiled.source.resolved
+        resolved?.commit?.invoke()
+        resolved?.let { addedJars += it.classpath }
+        // after the commit: the magics count the session's jars with the new ones
+        sessionMagics.evaluating(compiled.compilation.classFiles, resolved?.classpath.orEmpty())
     }
 
     override fun takeAddedJars(): List<File> = addedJars.toList().also { addedJars.clear() }
