@@ -54,6 +54,18 @@ class RealIntegrationsTest {
         assertEquals("", table.stderr)
     }
 
+    @Test
+    fun `a %use line with DataFrame's options loads it and its integration without a word`() {
+        val options = LibrarySession("dataframe-options", *RenderedLibraries.JARS.toTypedArray())
+        try {
+            val load = options.value("%use dataframe(v=0.15.0, enableExperimentalCsv=true)\n1")
+            assertEquals("", load.stderr)
+            assertEquals("2", options.value("dataFrameOf(\"a\")(1, 2).rowsCount()").outcome.valueText)
+        } finally {
+            options.close()
+        }
+    }
+
     private companion object {
         const val KRANGL = "com.github.holgerbrandl:krangl:0.18"
         const val KRANGL_JAR = "com/github/holgerbrandl/krangl/0.18/krangl-0.18.jar"

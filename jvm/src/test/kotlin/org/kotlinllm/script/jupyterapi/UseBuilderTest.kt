@@ -254,4 +254,35 @@ class UseBuilderTest {
             ).valueText,
         )
     }
+
+    @Test
+    fun `the notebook's processors register and unregister what a cell gives them`() {
+        value(
+            """
+            val log = mutableListOf<String>()
+            val before: KotlinKernelHost.() -> Unit = { log += "before" }
+            notebook.beforeCellExecutionsProcessor.register(before)
+            val wordRenderer = createRenderer<StringBuilder> { HTML("<u>${'$'}it</u>") }
+            notebook.renderersProcessor.registerWithoutOptimizing(wordRenderer)
+            """,
+        )
+        assertEquals("<u>ab</u>", value("StringBuilder(\"ab\")").valueData["text/html"])
+        value("notebook.beforeCellExecutionsProcessor.unregister(before)\nnotebook.renderersProcessor.unregister(wordRenderer)")
+        assertEquals(null, value("StringBuilder(\"cd\")").valueData["text/html"])
+        // before the cell that rendered and the one that unregistered it
+        assertEquals("[before, before]", value("log.toString()").valueText)
+    }
+
+    @Test
+    fun `loadLibraryProducers loads a producer declared in a cell`() {
+        value(
+            """
+            object Greeting : LibraryDefinitionProducer {
+                override fun getDefinitions(notebook: Notebook) = listOf(createLibrary(notebook) { onLoaded { execute("val greeting = 7") } })
+            }
+            """,
+        )
+        value("loadLibraryProducers(Greeting::class.java.name)")
+        assertEquals("7", value("greeting").valueText)
+    }
 }

@@ -85,7 +85,7 @@ internal class Integrations(
         }?.let { return it.get(null) }
         val constructors = type.constructors
         constructors.firstOrNull { it.parameterTypes.contentEquals(arrayOf(Notebook::class.java, Map::class.java)) }
-            ?.let { return it.newInstance(notebook(), emptyMap<String, String?>()) }
+            ?.let { return it.newInstance(notebook(), code.integrationOptions(fqn)) }
         constructors.firstOrNull {
             it.parameterTypes.contentEquals(arrayOf(Notebook::class.java))
         }?.let { return it.newInstance(notebook()) }

@@ -65,6 +65,9 @@ internal interface HostCode {
     /** The jars the snippets (cells and code run for the host) added to the session since the last call. */
     fun takeAddedJars(): List<File>
 
+    /** The options the integration [producer] of a library the catalogue knows gets: those its `%use` line gave. */
+    fun integrationOptions(producer: String): Map<String, String>
+
     /** The class loader of the snippets evaluated so far. */
     val classLoader: ClassLoader
 

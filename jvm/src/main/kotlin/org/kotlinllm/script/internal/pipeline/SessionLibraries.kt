@@ -25,6 +25,12 @@ internal class SessionLibraries(
 ) {
     private val loadedImports = linkedSetOf<String>()
 
+    /** The named options of each library `%use` loaded (`%use dataframe(enableExperimentalCsv=true)`), by its name. */
+    private val options = HashMap<String, Map<String, String>>()
+
+    /** The options `%use` gave library [name], which its own notebook integration receives. */
+    fun optionsOf(name: String): Map<String, String> = options[name].orEmpty()
+
     /** The default imports of the libraries loaded so far. */
     val imports: Set<String> get() = loadedImports
 
@@ -35,7 +41,11 @@ internal class SessionLibraries(
 
     /** The libraries of [used] are loaded: later snippets get their default imports. */
     fun loaded(used: UseMagic.Used?) {
-        used?.let { loadedImports += it.imports }
+        used ?: return
+        loadedImports += used.imports
+        for (library in used.libraries) {
+            options[library.name] = library.options.mapNotNull { option -> option.name?.let { it to option.value } }.toMap()
+        }
     }
 
     /**

@@ -11,6 +11,7 @@ import org.kotlinllm.script.internal.compiler.hints.DiagnosticHints
 import org.kotlinllm.script.internal.compiler.hints.HostKotlinJars
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
 import org.kotlinllm.script.internal.compiler.source.SnippetParser
+import org.kotlinllm.script.internal.libraries.Libraries
 import org.kotlinllm.script.internal.magics.SessionMagics
 import org.kotlinllm.script.internal.report.KnownLimitations
 import org.kotlinllm.script.internal.report.SnippetNames
@@ -162,6 +163,9 @@ internal class SnippetPipeline(
         // after the commit: the magics count the session's jars with the new ones
         sessionMagics.evaluating(compiled.compilation.classFiles, resolved?.classpath.orEmpty())
     }
+
+    override fun integrationOptions(producer: String): Map<String, String> =
+        Libraries.all.firstOrNull { it.integration?.producer == producer }?.let { libraries.optionsOf(it.name) }.orEmpty()
 
     override fun takeAddedJars(): List<File> = addedJars.toList().also { addedJars.clear() }
 
