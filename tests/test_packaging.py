@@ -105,6 +105,8 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     assert any(n.startswith("kotlin_llm_kernel/jars/kotlin-llm-engine-") for n in names)
     assert any(n.startswith("kotlin_llm_kernel/jars/lib/kotlin-stdlib-") for n in names)
     # JetBrains' Kotlin kernel API, pinned, in the host classpath: one version of its classes
+    # the Apache-2.0 jars it bundles (JetBrains' API among them) come with their licence's text
+    assert {"kotlin_llm_kernel/licenses/Apache-2.0.txt", "kotlin_llm_kernel/licenses/README.md"} <= set(names)
     api = sorted(n for n in names if n.startswith("kotlin_llm_kernel/jars/lib/kotlin-jupyter-"))
     assert api == [
         "kotlin_llm_kernel/jars/lib/kotlin-jupyter-api-0.19.0-944.jar",
