@@ -85,11 +85,13 @@ def test_accessors_that_do_not_compile_are_one_line_on_stderr(kernel: Any) -> No
     assert _ok(kernel, "secrets.rowsCount()").result == "1"
 
 
-def test_vars_lists_no_hidden_declaration(kernel: Any) -> None:
+def test_vars_lists_no_hidden_declaration_and_dataframes_own(kernel: Any) -> None:
     _ok(kernel, 'val listed = dataFrameOf("v")(1)')
     lines = (_ok(kernel, "vars()").result or "").splitlines()
     assert [line.split(" = ")[0] for line in lines] == [
         "val df: DataFrame<*>",
+        # declared by DataFrame's own notebook integration, loaded with the cell declaring df
+        "val dataFrameConfig: JupyterConfiguration",
         "val numbered: DataFrame<*>",
         "var frame: DataFrame<*>",
         "val grouped: DataFrame<_DataFrameType>",
@@ -100,7 +102,7 @@ def test_vars_lists_no_hidden_declaration(kernel: Any) -> None:
     ]
     assert lines[-1] == "val listed: DataFrame<*> =    v…"
     # a var reassigned after its hidden redeclaration shows its current frame
-    assert lines[2] == "var frame: DataFrame<*> =    c…"
+    assert lines[3] == "var frame: DataFrame<*> =    c…"
 
 
 def test_with_use_dataframe(tmp_path_factory: pytest.TempPathFactory) -> None:
