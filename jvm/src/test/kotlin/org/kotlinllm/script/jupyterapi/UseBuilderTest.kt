@@ -285,4 +285,23 @@ class UseBuilderTest {
         value("loadLibraryProducers(Greeting::class.java.name)")
         assertEquals("7", value("greeting").valueText)
     }
+
+    @Test
+    fun `a renderer that throws shows the value as text and names where it came from`() {
+        val outcome = value(
+            """
+            class Fragile(val n: Int) { override fun toString() = "Fragile ${'$'}n" }
+            USE { render<Fragile> { error("cannot render ${'$'}{it.n}") } }
+            Fragile(4)
+            """,
+        )
+        assertEquals("Fragile 4", outcome.valueText)
+        assertEquals(null, outcome.valueData["text/html"])
+        assertEquals(
+            "[kotlin-llm] the renderer of the USE {} of snippet${outcome.snippetNumber}.kts threw java.lang.IllegalStateException: " +
+                "cannot render 4; shown as text\n",
+            stderrOf(outcome.snippetNumber),
+        )
+        assertEquals("2", value("1 + 1").valueText)
+    }
 }

@@ -34,11 +34,11 @@ internal class NotebookExtensions(val renderers: Renderers) {
      * [fromCell]: a cell's `USE {}`, whose renderers come before the engine's built-ins.
      */
     fun register(definition: LibraryDefinition, library: String, fromCell: Boolean) {
-        renderers.registeringLibrary = if (fromCell) null else library
+        renderers.registering = Renderers.Registrant(library, fromCell)
         try {
             definition.renderers.forEach { renderers.registerWithoutOptimizing(it) }
         } finally {
-            renderers.registeringLibrary = null
+            renderers.registering = null
         }
         definition.textRenderers.forEach { textRenderers.register(it.renderer, it.priority) }
         definition.throwableRenderers.forEach(throwableRenderers::register)

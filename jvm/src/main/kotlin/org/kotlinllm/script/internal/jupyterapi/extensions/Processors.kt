@@ -83,18 +83,21 @@ internal class ThrowableRenderers : ThrowableRenderersProcessor {
  */
 internal class Renderers(private val display: SessionDisplay, private val host: () -> ExecutionHost) : RenderersProcessor {
 
-    private inner class Handler(val handler: RendererFieldHandler, override val priority: Int, val library: String?) : ValueRenderer {
-        override val origin: String get() = if (library == null) "a cell's renderer $handler" else "the renderer of $library"
-        override val fromLibrary: Boolean get() = library != null
+    private inner class Handler(val handler: RendererFieldHandler, override val priority: Int, val registrant: Registrant?) : ValueRenderer {
+        override val origin: String get() = registrant?.let { "the renderer of ${it.name}" } ?: "a renderer registered by a cell"
+        override val fromLibrary: Boolean get() = registrant?.fromCell == false
 
         override fun accepts(value: Any): Boolean = handler.acceptsField(FieldValue(value, null))
 
         override fun render(value: Any): Any? = handler.execution.execute(host(), FieldValue(value, null)).value
     }
 
-    /** The library whose integration registers the renderers now; null for a cell's `USE {}`. */
+    /** Who registers renderers now: a library, or a cell's `USE {}` ([Registrant.fromCell]); null, a cell's own code. */
     @Volatile
-    var registeringLibrary: String? = null
+    var registering: Registrant? = null
+
+    /** A library registering renderers, by the name reports give it; [fromCell]: a cell's `USE {}`. */
+    class Registrant(val name: String, val fromCell: Boolean)
 
     override fun renderValue(host: ExecutionHost, value: Any?): Any? = display.rendered(value)
 
@@ -103,7 +106,7 @@ internal class Renderers(private val display: SessionDisplay, private val host: 
     }
 
     override fun registerWithoutOptimizing(handler: RendererFieldHandler, priority: Int) {
-        display.add(Handler(handler, priority, registeringLibrary))
+        display.add(Handler(handler, priority, registering))
     }
 
     override fun unregister(handler: RendererFieldHandler) {
