@@ -383,12 +383,22 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
             namedArguments(path, found)
             locals(path, found)
             for (symbol in sessionDeclarations()) symbol(symbol, RANK_SESSION)
-            if (prefix.isNotEmpty()) for (callable in topLevelCallables(extensions = false)) symbol(callable, RANK_IMPORTED)
+            if (prefix.isNotEmpty()) {
+                for (callable in topLevelCallables(extensions = false)) {
+                    symbol(
+                        callable,
+                        callable.callableId?.packageName?.let(::importedRank) ?: RANK_IMPORTED,
+                    )
+                }
+            }
             if (prefix.isNotEmpty()) importedClassifiers()
             for (keyword in KotlinKeywords.HARD + KotlinKeywords.SOFT) {
                 if (keyword.startsWith(prefix) && keyword != prefix) add(keyword, "keyword", keyword, RANK_KEYWORD)
             }
         }
+
+        /** JetBrains' kernel API, default-imported for notebooks written for that kernel, comes after everything else. */
+        private fun importedRank(pkg: FqName): Int = if (pkg.asString().startsWith(JUPYTER_API)) RANK_JUPYTER_API else RANK_IMPORTED
 
         private fun importedClassifiers() {
             val provider = session.symbolProvider
@@ -398,11 +408,11 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
                     for (name in names) {
                         if (!matches(name) || name.asString().endsWith("Kt")) continue
                         provider.getClassLikeSymbolByClassId(ClassId(import.fqName, name))
-                            ?.takeIf(::isPublic)?.let { symbol(it, RANK_IMPORTED) }
+                            ?.takeIf(::isPublic)?.let { symbol(it, importedRank(import.fqName)) }
                     }
                 } else if (matches(import.fqName.shortName())) {
                     provider.getClassLikeSymbolByClassId(ClassId.topLevel(import.fqName))
-                        ?.let { symbol(it, RANK_IMPORTED) }
+                        ?.let { symbol(it, importedRank(import.fqName.parent())) }
                 }
             }
         }
@@ -569,6 +579,8 @@ internal class FirCompletion(private val history: TransactionalReplHistory) {
         const val RANK_SESSION = 1
         const val RANK_IMPORTED = 3
         const val RANK_KEYWORD = 4
+        const val RANK_JUPYTER_API = 5
+        const val JUPYTER_API = "org.jetbrains.kotlinx.jupyter.api"
         const val MAX_IMPLICIT_RECEIVERS = 3
 
         /** The fields holding snippets' values (`res3`): no name a user writes. */
