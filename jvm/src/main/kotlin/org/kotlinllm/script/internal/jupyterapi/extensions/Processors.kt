@@ -83,7 +83,11 @@ internal class ThrowableRenderers : ThrowableRenderersProcessor {
  */
 internal class Renderers(private val display: SessionDisplay, private val host: () -> ExecutionHost) : RenderersProcessor {
 
-    private inner class Handler(val handler: RendererFieldHandler, override val priority: Int, val registrant: Registrant?) : ValueRenderer {
+    private inner class Handler(
+        val handler: RendererFieldHandler,
+        override val priority: Int,
+        val registrant: Registrant?,
+    ) : ValueRenderer {
         override val origin: String get() = registrant?.let { "the renderer of ${it.name}" } ?: "a renderer registered by a cell"
         override val fromLibrary: Boolean get() = registrant?.fromCell == false
 
