@@ -43,7 +43,7 @@ internal class Integrations(
         if (declared.isEmpty()) return
         for ((jar, ofJar) in declared.groupBy { it.jar }) {
             val library = libraryName(jar)
-            val missing = code.classLoader.let { linkCheck(listOf(jar), it) }
+            val missing = linkCheck(listOf(jar), code.classLoader)
             if (missing.isNotEmpty()) {
                 ofJar.forEach { loaded += it.fqn }
                 notice(
@@ -54,7 +54,8 @@ internal class Integrations(
             }
             for (integration in ofJar) {
                 loaded += integration.fqn
-                if (code.let { _ -> notebook().executionHost?.acceptsIntegrationTypeName(integration.fqn) } == false) continue
+                // a library's integrationTypeNameRules may turn another's integration away
+                if (notebook().executionHost?.acceptsIntegrationTypeName(integration.fqn) == false) continue
                 val definitions = try {
                     definitions(integration)
                 } catch (e: Throwable) {

@@ -39,8 +39,7 @@ internal class JupyterApi(
         libraryLoading = LibraryLoading(host, code, extensions, resources, ::error)
         loading = libraryLoading
         val integrations = Integrations(code, { kernelNotebook }, { libraryLoading }, linkCheck, ::notice)
-        cells = NotebookCells(code, host, history, symbols, extensions, integrations, { libraryLoading }, ::error)
-        cells.notebook = kernelNotebook
+        cells = NotebookCells(code, host, history, symbols, extensions, integrations, { libraryLoading }, { kernelNotebook }, ::error)
         notebook = kernelNotebook
         display.notebook = kernelNotebook
         display.textRenderer = { value -> extensions.textRenderers.renderedOrNull(value) }

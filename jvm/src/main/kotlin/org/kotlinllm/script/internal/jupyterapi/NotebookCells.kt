@@ -37,6 +37,8 @@ internal class NotebookCells(
     private val extensions: NotebookExtensions,
     private val integrations: Integrations,
     private val loading: () -> LibraryLoading,
+    /** The session's notebook, which the libraries of code preprocessors are defined for. */
+    private val notebook: () -> org.jetbrains.kotlinx.jupyter.api.Notebook,
     private val report: (String) -> Unit,
 ) : CellHooks {
 
@@ -51,15 +53,10 @@ internal class NotebookCells(
                 throw HookFailure(Faults.describe(extensions.owner(preprocessor), "its code preprocessor", e), e)
             }
             processed = result.code
-            if (result.libraries.isNotEmpty()) host.addLibraries(result.libraries.flatMap { it.getDefinitions(notebookOf()) })
+            if (result.libraries.isNotEmpty()) host.addLibraries(result.libraries.flatMap { it.getDefinitions(notebook()) })
         }
         return processed
     }
-
-    private fun notebookOf() = checkNotNull(history.history(0)?.notebook ?: notebook) { "the notebook exists once the session started" }
-
-    /** The notebook, for the code preprocessors' libraries before the first cell. */
-    var notebook: org.jetbrains.kotlinx.jupyter.api.Notebook? = null
 
     override fun beforeCell(fileName: String, code: String, preprocessed: String) {
         // a cell of the user's (not the session's prelude) is the current cell from now on
