@@ -1,0 +1,291 @@
+"""The sandboxed kernel (``kotlin-llm-sandboxed``) over the real protocol: jupyter_client starts the launcher, which
+runs the kernel in bubblewrap as the sandbox's user and relays the client's sockets to it. The protocol keeps working
+(execute, stdin, interrupts in both modes, rich output, completion, restart, shutdown), and code that tries to leave
+meets an error in its cell while the session keeps its state; each escape succeeds on the plain kernel first."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import socketserver
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kotlin_llm_kernel.install import sandboxed_kernel_spec
+from kotlin_llm_kernel.sandbox.kernel_launcher import ENV_WORKSPACE, RUN_DIR_INSIDE
+
+from kernel_client import (
+    CELL_TIMEOUT,
+    STARTUP_TIMEOUT,
+    Cell,
+    collect,
+    execute,
+    read_until,
+    request,
+    running_kernel,
+    warm_up,
+)
+
+SANDBOXED = "kotlin-llm-sandboxed"
+SANDBOXED_SIGNAL = "kotlin-llm-sandboxed-signal"
+#: Only catches a hang: an interrupted sleep ends within a fraction of a second, a process within a few.
+HANG_GUARD = 30
+#: What the sandboxed session holds before each case; every case checks it is still there after.
+KEPT = "val kept = 41"
+SLEEP = 'println("started")\nThread.sleep(60000)'
+
+
+@dataclass(frozen=True)
+class Escape:
+    """A cell that leaves the sandbox if it can: what it gives outside, and the error it meets inside."""
+
+    code: str
+    outside: str
+    ename: str
+    evalue: str
+
+
+@pytest.fixture(scope="module")
+def marker() -> Iterator[Path]:
+    """A file in the real home of the user running the tests."""
+    path = Path.home() / f".kotlin-llm-sandbox-test-{uuid.uuid4().hex}"
+    path.write_text("the real home", encoding="utf-8")
+    yield path
+    path.unlink()
+
+
+class _Greeter(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        self.request.sendall(b"hello from the host\n")
+
+
+@pytest.fixture(scope="module")
+def host_server() -> Iterator[int]:
+    """A TCP server on the host's 127.0.0.1; its port."""
+    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Greeter) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        yield server.server_address[1]
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def escapes(marker: Path, host_server: int) -> dict[str, Escape]:
+    return {
+        "read the real home": Escape(
+            f'java.nio.file.Files.readString(java.nio.file.Path.of("{marker}"))',
+            "the real home",
+            "java.nio.file.NoSuchFileException",
+            str(marker),
+        ),
+        "connect to the host's loopback": Escape(
+            f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}',
+            "hello from the host",
+            "java.net.ConnectException",
+            "Connection refused",
+        ),
+    }
+
+
+ESCAPES = ["read the real home", "connect to the host's loopback"]
+
+
+@pytest.fixture(scope="module")
+def workspace() -> Iterator[Path]:
+    """A workspace the sandbox makes (and gives its user) in a directory anyone may enter."""
+    parent = Path(tempfile.mkdtemp(prefix="kotlin-llm-sandbox-test-"))
+    parent.chmod(0o755)
+    yield parent / "workspace"
+    shutil.rmtree(parent)
+
+
+@pytest.fixture(scope="module")
+def plain() -> Iterator[tuple[Any, Any]]:
+    with running_kernel() as (km, kc):
+        warm_up(kc)
+        assert execute(kc, KEPT).status == "ok"
+        yield km, kc
+
+
+@pytest.fixture(scope="module")
+def sandboxed(workspace: Path) -> Iterator[tuple[Any, Any]]:
+    """The sandboxed kernel of the module (message interrupts), with ``kept`` defined, in ``workspace``."""
+    with running_kernel(SANDBOXED, env={**os.environ, ENV_WORKSPACE: str(workspace)}) as (km, kc):
+        warm_up(kc)
+        assert execute(kc, KEPT).status == "ok"
+        yield km, kc
+
+
+def assert_kept(kc: Any) -> None:
+    assert execute(kc, "kept").result == "41", "the session keeps its state"
+
+
+@pytest.mark.parametrize("case", ESCAPES)
+def test_the_escape_succeeds_without_the_sandbox(plain: tuple[Any, Any], escapes: dict[str, Escape], case: str) -> None:
+    _, kc = plain
+    cell = execute(kc, escapes[case].code)
+    assert cell.status == "ok", cell.content
+    assert cell.result == escapes[case].outside
+
+
+@pytest.mark.parametrize("case", ESCAPES)
+def test_the_escape_fails_in_the_sandbox(sandboxed: tuple[Any, Any], escapes: dict[str, Escape], case: str) -> None:
+    _, kc = sandboxed
+    cell = execute(kc, escapes[case].code)
+    assert cell.status == "error", cell.content
+    assert (cell.content["ename"], cell.content["evalue"]) == (escapes[case].ename, escapes[case].evalue)
+    assert_kept(kc)
+
+
+def test_a_cell_runs_in_the_workspace_as_the_sandbox_user(sandboxed: tuple[Any, Any], workspace: Path) -> None:
+    _, kc = sandboxed
+    assert execute(kc, "1 + 1").result == "2"
+    where = execute(kc, 'listOf("user.dir", "user.home", "user.name").map { System.getProperty(it) }')
+    assert where.result == f"[{workspace}, /home/sandbox, sandbox]"
+
+
+def test_readline_is_answered_by_an_input_reply(sandboxed: tuple[Any, Any]) -> None:
+    _, kc = sandboxed
+    msg_id = kc.execute('print("Name: ")\nval name = readLine()\n"Hello $name"', allow_stdin=True)
+    input_request = kc.get_stdin_msg(timeout=CELL_TIMEOUT)
+    assert input_request["msg_type"] == "input_request"
+    assert input_request["parent_header"]["msg_id"] == msg_id, "routed to the cell's own request"
+    kc.input("Ada Lovelace")
+    cell = collect(kc, msg_id)
+    assert (cell.stdout, cell.result) == ("Name: ", "Hello Ada Lovelace")
+
+
+def interrupted(km: Any, kc: Any) -> Cell:
+    """Runs :data:`SLEEP`, interrupts it once it has started, and returns the cell."""
+    msg_id = kc.execute(SLEEP)
+    seen = read_until(kc, msg_id, "started")
+    km.interrupt_kernel()
+    return collect(kc, msg_id, timeout=HANG_GUARD, seen=seen)
+
+
+def test_an_interrupt_message_ends_the_sleep_and_the_session_goes_on(sandboxed: tuple[Any, Any]) -> None:
+    km, kc = sandboxed
+    assert km.kernel_spec.interrupt_mode == "message"
+    cell = interrupted(km, kc)
+    assert cell.status == "error", cell.content
+    assert cell.content["ename"] == "java.lang.InterruptedException"
+    assert cell.kotlin_llm["interrupted"] is True
+    assert_kept(kc)
+
+
+def test_rich_output(sandboxed: tuple[Any, Any]) -> None:
+    _, kc = sandboxed
+    cell = execute(kc, 'DISPLAY(HTML("<b>bold</b>"))\nHTML("<i>x</i>")')
+    [display] = cell.outputs("display_data")
+    assert display["content"]["data"] == {"text/plain": "<b>bold</b>", "text/html": "<b>bold</b>"}
+    [result] = cell.outputs("execute_result")
+    assert result["content"]["data"] == {"text/plain": "<i>x</i>", "text/html": "<i>x</i>"}
+
+
+def test_completion(sandboxed: tuple[Any, Any]) -> None:
+    _, kc = sandboxed
+    reply = request(kc, "complete_request", code="listOf(1).ma", cursor_pos=12)["content"]
+    assert (reply["status"], reply["cursor_start"], reply["cursor_end"]) == ("ok", 10, 12)
+    assert reply["matches"][:2] == ["map", "mapIndexed"]
+
+
+def test_a_restart_starts_a_new_session_in_the_same_workspace(sandboxed: tuple[Any, Any], workspace: Path) -> None:
+    km, kc = sandboxed
+    assert execute(kc, 'java.io.File("note.txt").writeText("written before the restart")').status == "ok"
+    km.restart_kernel(now=False)
+    kc.wait_for_ready(timeout=STARTUP_TIMEOUT)
+    gone = execute(kc, "kept")
+    assert gone.status == "error", gone.content
+    assert gone.content["evalue"].endswith("error: Unresolved reference 'kept'.")
+    assert execute(kc, "1 + 1").result == "2"
+    assert execute(kc, 'java.io.File("note.txt").readText()').result == "written before the restart"
+    assert (workspace / "note.txt").read_text(encoding="utf-8") == "written before the restart"
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in _children(pid):
+        found += [child, *_descendants(child)]
+    return found
+
+
+@dataclass
+class Launched:
+    """The launcher jupyter_client started, bwrap's process tree under it and the launcher's run directory."""
+
+    launcher: Any
+    processes: list[int]
+    run_dir: Path
+
+
+def launched(km: Any) -> Launched:
+    launcher = km.provisioner.process
+    [bwrap] = _children(launcher.pid)
+    argv = Path(f"/proc/{bwrap}/cmdline").read_bytes().decode().split("\0")
+    socket_dir = Path(argv[argv.index(RUN_DIR_INSIDE) - 1])
+    return Launched(launcher, [bwrap, *_descendants(bwrap)], socket_dir.parent)
+
+
+def wait_gone(pids: list[int], timeout: float = HANG_GUARD) -> None:
+    """Returns once every process of ``pids`` has ended; fails after ``timeout``."""
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            ended, _, _ = select.select([fd], [], [], timeout)
+            assert ended, f"process {pid} still runs"
+        finally:
+            os.close(fd)
+
+
+def test_shutdown_ends_the_sandbox_and_removes_the_run_directory(sandboxed: tuple[Any, Any]) -> None:
+    km, _ = sandboxed
+    before = launched(km)
+    assert len(before.processes) >= 3, "bwrap, the sandbox's first process, the kernel"
+    assert before.run_dir.is_dir()
+    km.shutdown_kernel(now=False)
+    assert before.launcher.returncode == 0
+    wait_gone(before.processes)
+    assert not before.run_dir.exists()
+
+
+@pytest.fixture(scope="module")
+def signal_kernelspec(jupyter_dir: Path) -> str:
+    """The sandboxed kernelspec with signal interrupts: jupyter_client sends SIGINT to the launcher's group."""
+    spec_dir = jupyter_dir / "share" / "jupyter" / "kernels" / SANDBOXED_SIGNAL
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    spec = sandboxed_kernel_spec() | {"interrupt_mode": "signal"}
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return SANDBOXED_SIGNAL
+
+
+def test_signals_to_the_launcher_reach_the_kernel(signal_kernelspec: str) -> None:
+    """SIGINT (an interrupt in signal mode) and SIGTERM go to the launcher, which passes them to the kernel: the sleep
+    is interrupted and the session goes on; then SIGTERM ends the kernel, and with it the launcher."""
+    with running_kernel(signal_kernelspec) as (km, kc):
+        warm_up(kc)
+        assert execute(kc, KEPT).status == "ok"
+        cell = interrupted(km, kc)
+        assert cell.status == "error", cell.content
+        assert cell.content["ename"] == "java.lang.InterruptedException"
+        assert_kept(kc)
+        running = launched(km)
+        running.launcher.send_signal(signal.SIGTERM)
+        assert running.launcher.wait(HANG_GUARD) == 128 + signal.SIGTERM
+        wait_gone(running.processes)
+        assert not running.run_dir.exists()
