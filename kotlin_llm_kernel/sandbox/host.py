@@ -61,15 +61,21 @@ def sandbox_user(name: str) -> HostUser:
     return HostUser(name, entry.pw_uid, entry.pw_gid, drop)
 
 
-@functools.cache
-def checked_bwrap(drop: tuple[str, ...]) -> str:
-    """bwrap's path, once it created a sandbox as the user ``drop`` becomes (user namespaces allowed)."""
+def find_bwrap() -> str:
+    """bwrap's path."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable(
             "bubblewrap (bwrap) is not installed: install it (Debian/Ubuntu: `apt-get install bubblewrap`; "
             "scripts/setup.sh does)."
         )
+    return bwrap
+
+
+@functools.cache
+def checked_bwrap(drop: tuple[str, ...]) -> str:
+    """bwrap's path, once it created a sandbox as the user ``drop`` becomes (user namespaces allowed)."""
+    bwrap = find_bwrap()
     probe = [*drop, bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/"]
     probe += ["--proc", "/proc", "--dev", "/dev", "--", "true"]
     ran = subprocess.run(probe, capture_output=True, text=True, timeout=60, check=False)

@@ -37,6 +37,7 @@ class Sandbox:
 
     def __init__(self, options: SandboxOptions) -> None:
         self.options = options
+        host.find_bwrap()
         self.user = host.sandbox_user(options.user)
         self._bwrap = host.checked_bwrap(self.user.drop)
         python, python_binds = host.python_inside(self.user)
