@@ -1,7 +1,8 @@
 """The sandboxed kernel (``kotlin-llm-sandboxed``) over the real protocol: jupyter_client starts the launcher, which
 runs the kernel in bubblewrap as the sandbox's user and relays the client's sockets to it. The protocol keeps working
-(execute, stdin, interrupts in both modes, rich output, completion, restart, shutdown), and code that tries to leave
-meets an error in its cell while the session keeps its state; each escape succeeds on the plain kernel first."""
+(execute, stdin, interrupts in both modes, rich output, completion, restart, shutdown), code that tries to leave
+meets an error in its cell while the session keeps its state (each escape succeeds on the plain kernel first), the
+kernel's repositories resolve under ``--network maven`` only, and without bwrap no kernel starts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import select
 import shutil
 import signal
 import socketserver
+import subprocess
 import tempfile
 import threading
 import uuid
@@ -20,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jupyter_client.manager import KernelManager
 from kotlin_llm_kernel.install import sandboxed_kernel_spec
-from kotlin_llm_kernel.sandbox.kernel_launcher import ENV_WORKSPACE, RUN_DIR_INSIDE
+from kotlin_llm_kernel.sandbox.egress import LOOPBACK_ALIAS
+from kotlin_llm_kernel.sandbox.kernel_launcher import ENV_NETWORK, ENV_WORKSPACE, RUN_DIR_INSIDE
 
 from kernel_client import (
     CELL_TIMEOUT,
@@ -34,6 +38,7 @@ from kernel_client import (
     running_kernel,
     warm_up,
 )
+from maven_repository import add_artifact, add_metadata, greeter, served
 
 SANDBOXED = "kotlin-llm-sandboxed"
 SANDBOXED_SIGNAL = "kotlin-llm-sandboxed-signal"
@@ -289,3 +294,53 @@ def test_signals_to_the_launcher_reach_the_kernel(signal_kernelspec: str) -> Non
         assert running.launcher.wait(HANG_GUARD) == 128 + signal.SIGTERM
         wait_gone(running.processes)
         assert not running.run_dir.exists()
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Maven repository on the host's 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
+    root = tmp_path_factory.mktemp("repo")
+    for version in ("1.0", "1.1"):
+        add_artifact(root, "com.example", "greeter", version, greeter(version))
+    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
+    with served(root) as url:
+        yield url
+
+
+def test_network_maven_resolves_from_the_kernels_repository(repository: str) -> None:
+    """The repository of the kernel's settings is let through by the proxy, as the code inside names it."""
+    arguments = [f"--KotlinKernel.repositories={json.dumps([repository])}"]
+    with running_kernel(SANDBOXED, extra_arguments=arguments, env={**os.environ, ENV_NETWORK: "maven"}) as (_, kc):
+        resolved = execute(kc, '@file:DependsOn("com.example:greeter")')
+        assert resolved.status == "ok", resolved.content
+        assert execute(kc, "com.example.greeter.Greeter.version()").result == "1.1"
+
+
+def test_network_none_refuses_the_repository(repository: str) -> None:
+    arguments = [f"--KotlinKernel.repositories={json.dumps([repository])}"]
+    with running_kernel(SANDBOXED, extra_arguments=arguments, env={**os.environ, ENV_NETWORK: "none"}) as (_, kc):
+        refused = execute(kc, '@file:DependsOn("com.example:greeter")')
+        assert refused.status == "error", refused.content
+        alias = repository.replace("127.0.0.1", LOOPBACK_ALIAS)
+        assert refused.content["evalue"] == (
+            f"snippet1.kts:1:1: error: Cannot resolve 'com.example:greeter': cannot connect to {alias}: "
+            "Connection refused"
+        )
+
+
+def test_without_bwrap_the_kernel_refuses_to_start(workspace: Path) -> None:
+    """Never unsandboxed: the launcher exits, saying what is missing, and no kernel starts."""
+    path = workspace.parent / "path-without-bwrap"
+    path.mkdir()
+    setpriv = shutil.which("setpriv")
+    assert setpriv is not None, "setpriv (util-linux) is needed"
+    (path / "setpriv").symlink_to(setpriv)
+    km = KernelManager(kernel_name=SANDBOXED)
+    km.start_kernel(env={**os.environ, "PATH": str(path)}, stderr=subprocess.PIPE)
+    try:
+        launcher = km.provisioner.process
+        assert launcher.wait(HANG_GUARD) == 1
+        said = launcher.stderr.read().decode()
+    finally:
+        km.cleanup_resources()
+    assert said.startswith("kotlin-llm sandboxed kernel: not started: bubblewrap (bwrap) is not installed"), said

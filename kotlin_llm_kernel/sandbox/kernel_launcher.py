@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .egress import inside_url
 from .host import SandboxUnavailable
 from .layout import NETWORKS, Bind, SandboxOptions
 from .sandbox import Sandbox
@@ -41,6 +42,8 @@ ENV_NETWORK = "KOTLIN_LLM_SANDBOX_NETWORK"
 #: The kernel's parent inside is the sandbox's first process (pid 1): ipykernel then neither watches for its parent's
 #: end (this launcher's, which bwrap's --die-with-parent covers) nor prints that Ctrl-C will not work.
 INNER_ENV = {"JPY_PARENT_PID": "1"}
+#: The kernel's setting of its Maven repositories, which the egress proxy lets through (``--network maven``).
+REPOSITORIES = "--KotlinKernel.repositories"
 #: The signals passed on to the kernel.
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
 #: How this launcher names itself in what it prints.
@@ -94,8 +97,34 @@ def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> LaunchSe
     args, kernel_arguments = parser.parse_known_args(list(argv))
     if args.network not in NETWORKS:  # from the environment, which argparse does not check
         parser.error(f"{ENV_NETWORK} must be one of {', '.join(NETWORKS)}, not {args.network!r}")
-    options = SandboxOptions(workspace=Path(args.workspace) if args.workspace else None, network=args.network)
+    repositories, kernel_arguments = repositories_inside(kernel_arguments)
+    options = SandboxOptions(
+        workspace=Path(args.workspace) if args.workspace else None,
+        network=args.network,
+        repositories=tuple(repositories),
+    )
     return LaunchSettings(Path(args.connection_file), options, tuple(kernel_arguments))
+
+
+def repositories_inside(kernel_arguments: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The repositories the kernel's arguments name (``--KotlinKernel.repositories=URL`` or ``=[JSON list]``, as
+    often as given), and the arguments for inside: those repositories in one setting, a repository on the host's
+    loopback named as the code inside reaches it through the proxy (:func:`.egress.inside_url`)."""
+    repositories: list[str] = []
+    others: list[str] = []
+    for argument in kernel_arguments:
+        name, has_value, value = argument.partition("=")
+        if name != REPOSITORIES or not has_value:
+            others.append(argument)
+            continue
+        try:
+            listed = json.loads(value)
+        except ValueError:
+            listed = value
+        repositories += [str(url) for url in listed] if isinstance(listed, list) else [value]
+    if not repositories:
+        return [], others
+    return repositories, [*others, f"{REPOSITORIES}={json.dumps([inside_url(url) for url in repositories])}"]
 
 
 class _Kernel:

@@ -11,6 +11,7 @@ from typing import Any
 import kotlin_llm_kernel
 import pytest
 from kotlin_llm_kernel.install import main, sandboxed_kernel_spec
+from kotlin_llm_kernel.sandbox.egress import LOOPBACK_ALIAS
 from kotlin_llm_kernel.sandbox.kernel_launcher import (
     ENV_NETWORK,
     ENV_WORKSPACE,
@@ -116,3 +117,33 @@ def test_install_puts_the_sandboxed_kernelspec_beside_the_kernel(
     assert spec == sandboxed_kernel_spec(["--KotlinKernel.jvm_options=-Xmx2g"], python=sys.executable)
     assert sorted(p.name for p in (kernels / "kotlin-test-sandboxed").glob("logo-*.png")), "with the logos"
     assert "and kotlin-test-sandboxed beside it" in capsys.readouterr().out
+
+
+def test_the_kernel_repositories_reach_the_proxy_and_are_named_for_inside() -> None:
+    settings = parse(
+        [
+            "-f",
+            "/c.json",
+            '--KotlinKernel.repositories=["http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/"]',
+            "--KotlinKernel.show_warnings=False",
+            "--KotlinKernel.repositories=http://localhost:9000/",
+        ],
+        env={},
+    )
+    assert settings.options.repositories == (
+        "http://127.0.0.1:8123/maven/",
+        "https://repo.example.com/m2/",
+        "http://localhost:9000/",
+    )
+    alias = LOOPBACK_ALIAS
+    assert settings.kernel_arguments == (
+        "--KotlinKernel.show_warnings=False",
+        "--KotlinKernel.repositories="
+        + json.dumps([f"http://{alias}:8123/maven/", "https://repo.example.com/m2/", f"http://{alias}:9000/"]),
+    )
+
+
+def test_without_repositories_the_kernel_arguments_stay() -> None:
+    arguments = ["--KotlinKernel.show_warnings=False", "--KotlinKernel.local_repository=/w/m2"]
+    settings = parse(["-f", "/c.json", *arguments], env={})
+    assert (settings.options.repositories, settings.kernel_arguments) == ((), tuple(arguments))
