@@ -13,6 +13,7 @@ import shutil
 import signal
 import socketserver
 import subprocess
+import sys
 import tempfile
 import threading
 import uuid
@@ -22,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zmq
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.connect import write_connection_file
 from jupyter_client.manager import KernelManager
 from kotlin_llm_kernel.install import sandboxed_kernel_spec
 from kotlin_llm_kernel.sandbox.egress import LOOPBACK_ALIAS
@@ -158,6 +162,22 @@ def test_a_cell_runs_in_the_workspace_as_the_sandbox_user(sandboxed: tuple[Any, 
     assert where.result == f"[{workspace}, /home/sandbox, sandbox]"
 
 
+def test_the_heartbeat_echoes(sandboxed: tuple[Any, Any]) -> None:
+    km, _ = sandboxed
+    info = km.get_connection_info()
+    context = zmq.Context()
+    heart = context.socket(zmq.REQ)
+    heart.setsockopt(zmq.LINGER, 0)
+    heart.setsockopt(zmq.RCVTIMEO, HANG_GUARD * 1000)
+    try:
+        heart.connect(f"tcp://{info['ip']}:{info['hb_port']}")
+        heart.send(b"ping")
+        assert heart.recv() == b"ping"
+    finally:
+        heart.close()
+        context.term()
+
+
 def test_readline_is_answered_by_an_input_reply(sandboxed: tuple[Any, Any]) -> None:
     _, kc = sandboxed
     msg_id = kc.execute('print("Name: ")\nval name = readLine()\n"Hello $name"', allow_stdin=True)
@@ -237,7 +257,10 @@ class Launched:
 
 
 def launched(km: Any) -> Launched:
-    launcher = km.provisioner.process
+    return launched_by(km.provisioner.process)
+
+
+def launched_by(launcher: subprocess.Popen[bytes]) -> Launched:
     [bwrap] = _children(launcher.pid)
     argv = Path(f"/proc/{bwrap}/cmdline").read_bytes().decode().split("\0")
     socket_dir = Path(argv[argv.index(RUN_DIR_INSIDE) - 1])
@@ -344,3 +367,31 @@ def test_without_bwrap_the_kernel_refuses_to_start(workspace: Path) -> None:
     finally:
         km.cleanup_resources()
     assert said.startswith("kotlin-llm sandboxed kernel: not started: bubblewrap (bwrap) is not installed"), said
+
+
+def test_the_sandbox_ends_with_the_client_process(tmp_path: Path) -> None:
+    """As ipykernel watches the process named by JPY_PARENT_PID, the launcher does: when it ends, so does the
+    sandbox, and the launcher removes what it made."""
+    connection_file, _ = write_connection_file(str(tmp_path / "kernel.json"))
+    client = subprocess.Popen(["sleep", "600"])
+    command = [sys.executable, "-m", "kotlin_llm_kernel.sandbox.kernel_launcher", "-f", connection_file]
+    launcher = subprocess.Popen(command, env={**os.environ, "JPY_PARENT_PID": str(client.pid)})
+    try:
+        kc = BlockingKernelClient(connection_file=connection_file)
+        kc.load_connection_file()
+        kc.start_channels(hb=False)  # without a manager, a heart not yet beating would count as a dead kernel
+        try:
+            request(kc, "kernel_info_request", timeout=STARTUP_TIMEOUT)
+            running = launched_by(launcher)
+        finally:
+            kc.stop_channels()
+        client.kill()
+        client.wait()
+        assert launcher.wait(HANG_GUARD) == 128 + signal.SIGKILL, "bwrap killed, and the sandbox with it"
+        wait_gone(running.processes)
+        assert not running.run_dir.exists()
+    finally:
+        for process in (client, launcher):
+            if process.poll() is None:
+                process.kill()
+                process.wait()

@@ -7,7 +7,8 @@ The kernel has no network of its own, so it binds ipc sockets in a directory bou
 the client's five TCP ports and relays them there byte for byte (:mod:`.zmq_relay`). bwrap runs in a session of its
 own, so that a signal to this process's group (jupyter_client's) does not kill it; SIGINT, SIGTERM and SIGQUIT are
 passed on to the kernel's process instead (its host pid, found from bwrap's ``--info-fd``). This process exits with
-the kernel, with its exit status, and removes what it made."""
+the kernel, with its exit status, and removes what it made; when the client's process that started it ends
+(``JPY_PARENT_PID``, as ipykernel watches it), it ends the sandbox."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ ENV_WORKSPACE = "KOTLIN_LLM_SANDBOX_WORKSPACE"
 ENV_NETWORK = "KOTLIN_LLM_SANDBOX_NETWORK"
 #: The kernel's parent inside is the sandbox's first process (pid 1): ipykernel then neither watches for its parent's
 #: end (this launcher's, which bwrap's --die-with-parent covers) nor prints that Ctrl-C will not work.
-INNER_ENV = {"JPY_PARENT_PID": "1"}
+PARENT_PID = "JPY_PARENT_PID"
+INNER_ENV = {PARENT_PID: "1"}
 #: The kernel's setting of its Maven repositories, which the egress proxy lets through (``--network maven``).
 REPOSITORIES = "--KotlinKernel.repositories"
 #: The signals passed on to the kernel.
@@ -155,9 +157,26 @@ class _Kernel:
                 return  # no kernel yet: nothing to interrupt
             self.process.send_signal(number)  # the sandbox ends with bwrap (--die-with-parent)
 
+    def end(self) -> None:
+        """Ends the sandbox at once: bwrap's end kills everything in it (--die-with-parent)."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
     def found(self, info: bytes) -> None:
         with contextlib.suppress(ValueError, KeyError, TypeError):
             self.child_pid = int(json.loads(info)["child-pid"])
+
+
+def _watch_parent(loop: asyncio.AbstractEventLoop, kernel: _Kernel, env: Mapping[str, str]) -> int | None:
+    """Ends the sandbox when the process in ``JPY_PARENT_PID`` (the client's, which jupyter_client names) ends, as
+    ipykernel does for its parent; the pidfd watched, or None (no such variable, or that process already gone)."""
+    try:
+        fd = os.pidfd_open(int(env[PARENT_PID]))
+    except (KeyError, ValueError, OSError):
+        return None
+    loop.add_reader(fd, kernel.end)
+    return fd
 
 
 def _read_all(fd: int) -> bytes:
@@ -213,12 +232,16 @@ async def run(settings: LaunchSettings, sandbox: Sandbox) -> int:
     loop = asyncio.get_running_loop()
     for number in FORWARDED:
         loop.add_signal_handler(number, kernel.forward, number)
+    parent = _watch_parent(loop, kernel, os.environ)
     try:
         kernel.found(await loop.run_in_executor(None, _read_all, read_end))
         status = await process.wait()
     finally:
         for number in FORWARDED:
             loop.remove_signal_handler(number)
+        if parent is not None:
+            loop.remove_reader(parent)
+            os.close(parent)
         await relay.close()
     return 128 - status if status < 0 else status
 
