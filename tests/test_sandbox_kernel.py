@@ -369,22 +369,31 @@ def test_without_bwrap_the_kernel_refuses_to_start(workspace: Path) -> None:
     assert said.startswith("kotlin-llm sandboxed kernel: not started: bubblewrap (bwrap) is not installed"), said
 
 
+def started_directly(connection_file: str, client: int) -> tuple[subprocess.Popen[bytes], Launched]:
+    """The launcher started as jupyter_client would by the process ``client``, once its kernel answers."""
+    command = [sys.executable, "-m", "kotlin_llm_kernel.sandbox.kernel_launcher", "-f", connection_file]
+    launcher = subprocess.Popen(command, env={**os.environ, "JPY_PARENT_PID": str(client)})
+    kc = BlockingKernelClient(connection_file=connection_file)
+    kc.load_connection_file()
+    kc.start_channels(hb=False)  # without a manager, a heart not yet beating would count as a dead kernel
+    try:
+        request(kc, "kernel_info_request", timeout=STARTUP_TIMEOUT)
+        return launcher, launched_by(launcher)
+    except BaseException:
+        launcher.kill()
+        launcher.wait()
+        raise
+    finally:
+        kc.stop_channels()
+
+
 def test_the_sandbox_ends_with_the_client_process(tmp_path: Path) -> None:
     """As ipykernel watches the process named by JPY_PARENT_PID, the launcher does: when it ends, so does the
     sandbox, and the launcher removes what it made."""
     connection_file, _ = write_connection_file(str(tmp_path / "kernel.json"))
     client = subprocess.Popen(["sleep", "600"])
-    command = [sys.executable, "-m", "kotlin_llm_kernel.sandbox.kernel_launcher", "-f", connection_file]
-    launcher = subprocess.Popen(command, env={**os.environ, "JPY_PARENT_PID": str(client.pid)})
+    launcher, running = started_directly(connection_file, client.pid)
     try:
-        kc = BlockingKernelClient(connection_file=connection_file)
-        kc.load_connection_file()
-        kc.start_channels(hb=False)  # without a manager, a heart not yet beating would count as a dead kernel
-        try:
-            request(kc, "kernel_info_request", timeout=STARTUP_TIMEOUT)
-            running = launched_by(launcher)
-        finally:
-            kc.stop_channels()
         client.kill()
         client.wait()
         assert launcher.wait(HANG_GUARD) == 128 + signal.SIGKILL, "bwrap killed, and the sandbox with it"
@@ -395,3 +404,15 @@ def test_the_sandbox_ends_with_the_client_process(tmp_path: Path) -> None:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_a_launcher_killed_outright_takes_the_sandbox_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be passed on: bwrap's --die-with-parent ends the sandbox (only the run directory stays)."""
+    connection_file, _ = write_connection_file(str(tmp_path / "kernel.json"))
+    launcher, running = started_directly(connection_file, os.getpid())
+    try:
+        launcher.kill()
+        assert launcher.wait(HANG_GUARD) == -signal.SIGKILL
+        wait_gone(running.processes)
+    finally:
+        shutil.rmtree(running.run_dir, ignore_errors=True)

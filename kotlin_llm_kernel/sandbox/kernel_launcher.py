@@ -155,13 +155,18 @@ class _Kernel:
         elif self.process.returncode is None:
             if number == signal.SIGINT:
                 return  # no kernel yet: nothing to interrupt
-            self.process.send_signal(number)  # the sandbox ends with bwrap (--die-with-parent)
+            self._signal_bwrap(number)  # the sandbox ends with bwrap (--die-with-parent)
 
     def end(self) -> None:
         """Ends the sandbox at once: bwrap's end kills everything in it (--die-with-parent)."""
+        self._signal_bwrap(signal.SIGKILL)
+
+    def _signal_bwrap(self, number: signal.Signals) -> None:
+        # os.kill, not the process's send_signal: that polls the process first, and reaping it there would leave
+        # asyncio's own wait without its exit status
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
+                os.kill(self.process.pid, number)
 
     def found(self, info: bytes) -> None:
         with contextlib.suppress(ValueError, KeyError, TypeError):
@@ -175,7 +180,12 @@ def _watch_parent(loop: asyncio.AbstractEventLoop, kernel: _Kernel, env: Mapping
         fd = os.pidfd_open(int(env[PARENT_PID]))
     except (KeyError, ValueError, OSError):
         return None
-    loop.add_reader(fd, kernel.end)
+
+    def ended() -> None:
+        loop.remove_reader(fd)  # a pidfd stays readable: once is enough
+        kernel.end()
+
+    loop.add_reader(fd, ended)
     return fd
 
 
