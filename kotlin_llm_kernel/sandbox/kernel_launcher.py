@@ -135,7 +135,6 @@ class _Kernel:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.child_pid: int | None = None
-        self.pending: list[signal.Signals] = []
 
     def pid(self) -> int | None:
         """The kernel's host pid: the child of the sandbox's first process (bwrap's reaper, pid 1 inside)."""
