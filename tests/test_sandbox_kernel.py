@@ -1,8 +1,9 @@
 """The sandboxed kernel (``kotlin-llm-sandboxed``) over the real protocol: jupyter_client starts the launcher, which
 runs the kernel in bubblewrap as the sandbox's user and relays the client's sockets to it. The protocol keeps working
 (execute, stdin, interrupts in both modes, rich output, completion, restart, shutdown), code that tries to leave
-meets an error in its cell while the session keeps its state (each escape succeeds on the plain kernel first), the
-kernel's repositories resolve under ``--network maven`` only, and without bwrap no kernel starts."""
+fails (an error in its cell, or the sandbox's own answer) while the session keeps its state (each escape succeeds
+on the plain kernel first), the kernel's repositories resolve under ``--network maven`` only, and without bwrap no
+kernel starts."""
 
 from __future__ import annotations
 
@@ -53,14 +54,20 @@ KEPT = "val kept = 41"
 SLEEP = 'println("started")\nThread.sleep(60000)'
 
 
+#: A secret in the environment of the process that starts the kernel.
+SECRET = ("KOTLIN_LLM_TEST_SECRET", f"s3cret-{uuid.uuid4().hex}")
+
+
 @dataclass(frozen=True)
 class Escape:
-    """A cell that leaves the sandbox if it can: what it gives outside, and the error it meets inside."""
+    """A cell that leaves the sandbox if it can: its result outside, and inside the error it meets (``ename``,
+    ``evalue``) or, for a question the sandbox answers for itself, its result there (``inside``)."""
 
     code: str
     outside: str
-    ename: str
-    evalue: str
+    ename: str = ""
+    evalue: str = ""
+    inside: str | None = None
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +95,25 @@ def host_server() -> Iterator[int]:
 
 
 @pytest.fixture(scope="module")
-def escapes(marker: Path, host_server: int) -> dict[str, Escape]:
+def outside_file() -> Iterator[Path]:
+    """Where a cell may try to write outside its workspace: a directory anyone may write."""
+    parent = Path(tempfile.mkdtemp(prefix="kotlin-llm-sandbox-test-"))
+    parent.chmod(0o777)
+    yield parent / "escaped.txt"
+    shutil.rmtree(parent)
+
+
+@pytest.fixture(scope="module")
+def escapes(marker: Path, host_server: int, outside_file: Path) -> dict[str, Escape]:
     return {
+        "read an environment secret": Escape(f'System.getenv("{SECRET[0]}")', SECRET[1], inside="null"),
+        "write outside the workspace": Escape(
+            f'java.nio.file.Files.writeString(java.nio.file.Path.of("{outside_file}"), "escaped").toString()',
+            str(outside_file),
+            "java.nio.file.NoSuchFileException",
+            str(outside_file),
+        ),
+        "see a host process": Escape(f"ProcessHandle.of({os.getpid()}).isPresent", "true", inside="false"),
         "read the real home": Escape(
             f'java.nio.file.Files.readString(java.nio.file.Path.of("{marker}"))',
             "the real home",
@@ -105,7 +129,13 @@ def escapes(marker: Path, host_server: int) -> dict[str, Escape]:
     }
 
 
-ESCAPES = ["read the real home", "connect to the host's loopback"]
+ESCAPES = [
+    "read the real home",
+    "read an environment secret",
+    "write outside the workspace",
+    "see a host process",
+    "connect to the host's loopback",
+]
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +149,7 @@ def workspace() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def plain() -> Iterator[tuple[Any, Any]]:
-    with running_kernel() as (km, kc):
+    with running_kernel(env={**os.environ, SECRET[0]: SECRET[1]}) as (km, kc):
         warm_up(kc)
         assert execute(kc, KEPT).status == "ok"
         yield km, kc
@@ -128,7 +158,8 @@ def plain() -> Iterator[tuple[Any, Any]]:
 @pytest.fixture(scope="module")
 def sandboxed(workspace: Path) -> Iterator[tuple[Any, Any]]:
     """The sandboxed kernel of the module (message interrupts), with ``kept`` defined, in ``workspace``."""
-    with running_kernel(SANDBOXED, env={**os.environ, ENV_WORKSPACE: str(workspace)}) as (km, kc):
+    env = {**os.environ, ENV_WORKSPACE: str(workspace), SECRET[0]: SECRET[1]}
+    with running_kernel(SANDBOXED, env=env) as (km, kc):
         warm_up(kc)
         assert execute(kc, KEPT).status == "ok"
         yield km, kc
@@ -139,19 +170,29 @@ def assert_kept(kc: Any) -> None:
 
 
 @pytest.mark.parametrize("case", ESCAPES)
-def test_the_escape_succeeds_without_the_sandbox(plain: tuple[Any, Any], escapes: dict[str, Escape], case: str) -> None:
+def test_the_escape_succeeds_without_the_sandbox(
+    plain: tuple[Any, Any], escapes: dict[str, Escape], outside_file: Path, case: str
+) -> None:
     _, kc = plain
     cell = execute(kc, escapes[case].code)
     assert cell.status == "ok", cell.content
     assert cell.result == escapes[case].outside
+    outside_file.unlink(missing_ok=True)  # written by its case: the sandboxed kernel's try starts without it
 
 
 @pytest.mark.parametrize("case", ESCAPES)
-def test_the_escape_fails_in_the_sandbox(sandboxed: tuple[Any, Any], escapes: dict[str, Escape], case: str) -> None:
+def test_the_escape_fails_in_the_sandbox(
+    sandboxed: tuple[Any, Any], escapes: dict[str, Escape], outside_file: Path, case: str
+) -> None:
     _, kc = sandboxed
-    cell = execute(kc, escapes[case].code)
-    assert cell.status == "error", cell.content
-    assert (cell.content["ename"], cell.content["evalue"]) == (escapes[case].ename, escapes[case].evalue)
+    escape = escapes[case]
+    cell = execute(kc, escape.code)
+    if escape.inside is not None:
+        assert (cell.status, cell.result) == ("ok", escape.inside), cell.content
+    else:
+        assert cell.status == "error", cell.content
+        assert (cell.content["ename"], cell.content["evalue"]) == (escape.ename, escape.evalue)
+    assert not outside_file.exists()
     assert_kept(kc)
 
 
