@@ -272,3 +272,41 @@ def test_without_bwrap_the_server_refuses_to_start() -> None:
         "kotlin-llm-mcp: the sandbox cannot start, so the server does not: bubblewrap (bwrap) is not installed: "
         "install it (Debian/Ubuntu: `apt-get install bubblewrap`; scripts/setup.sh does).\n"
     )
+
+
+def test_network_all_opens_the_hosts_loopback(host_server: int) -> None:
+    require_sandbox()
+    parent = open_directory()
+
+    async def steps(session: ClientSession) -> CallToolResult:
+        return await run(
+            session,
+            f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}',
+        )
+
+    try:
+        reached = talk(steps, ["--sandbox", "--network", "all", "--workspace", str(parent / "ws")], parent)
+    finally:
+        shutil.rmtree(parent)
+    assert content(reached)["value"] == "host server"
+
+
+def test_a_workspace_the_sandbox_user_cannot_write_is_refused() -> None:
+    require_sandbox()
+    parent = open_directory()  # root's, mode 755
+    try:
+        ran = subprocess.run(
+            [str(SERVER), "--sandbox", "--workspace", str(parent)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        shutil.rmtree(parent)
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        "kotlin-llm-mcp: the sandbox cannot start, so the server does not: The sandbox user 'kotlin-llm-sandbox' "
+        f"cannot write the workspace {parent}: give it that user (`chown kotlin-llm-sandbox {parent}`) or choose "
+        "another one.\n"
+    )

@@ -125,6 +125,14 @@ class Sandbox:
         """The argv running ``argv`` inside (see :func:`.bwrap.sandboxed_command`)."""
         return sandboxed_command(argv, self.options, self.place, binds=binds, env=env, info_fd=info_fd)
 
+    def directory(self, name: str) -> Path:
+        """A new directory of the run directory that the sandbox's user owns (mode 700), to bind writable inside
+        (a kernel launcher's socket directory); removed with the sandbox."""
+        path = self.run_dir / name
+        path.mkdir(mode=0o700)
+        self._chown(path)
+        return path
+
     def python(self, *arguments: str) -> list[str]:
         """The argv of the interpreter inside with ``arguments`` (``"-m", "kotlin_llm_kernel.mcp"``), to wrap."""
         return [self.place.python if hasattr(self, "place") else "python3", *arguments]
