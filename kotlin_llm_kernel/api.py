@@ -36,7 +36,7 @@ from .session.policy.runs import Run, Runs
 from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
 
 if TYPE_CHECKING:
-    from .sandbox.session_client import SandboxedSession
+    from .sandbox.api_session.client import SandboxedSession
 
 __all__ = [
     "ClearOutput",
@@ -255,7 +255,7 @@ class ScriptSession:
 
 def _sandboxed(options: SessionOptions, sandbox: SandboxOptions) -> SandboxedSession:
     """The session in a sandbox, started with the request's parts of ``options``."""
-    from .sandbox.session_client import SandboxedSession
+    from .sandbox.api_session.client import SandboxedSession
 
     request = {
         "properties": dict(options.properties),

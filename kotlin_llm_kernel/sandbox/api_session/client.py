@@ -1,5 +1,5 @@
 """The Python API's side of a sandboxed session: the session runs in a child process inside a sandbox
-(:mod:`.session_child`), driven over its stdin and stdout; the API's calls become requests, what a snippet prints and
+(:mod:`.child`), driven over its stdin and stdout; the API's calls become requests, what a snippet prints and
 its reads of stdin come back as the request's events. The whole agent process need not be sandboxed: only the code
 it sends runs inside."""
 
@@ -15,16 +15,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from ..session.bridge import Completion
-from ..session.results import Error, Value
-from .egress import inside_url
-from .host import SandboxUnavailable
-from .layout import SandboxOptions
-from .sandbox import Sandbox
-from .session_wire import line, read
+from ...session.bridge import Completion
+from ...session.results import Error, Value
+from ..egress import inside_url
+from ..host import SandboxUnavailable
+from ..layout import SandboxOptions
+from ..sandbox import Sandbox
+from .wire import line, read
 
 #: The child's module, run inside.
-MODULE = "kotlin_llm_kernel.sandbox.session_child"
+MODULE = "kotlin_llm_kernel.sandbox.api_session.child"
 #: Seconds the child may take to close its session before it is killed.
 CLOSE_TIMEOUT = 60
 

@@ -1,4 +1,4 @@
-"""A sandboxed Python API session's child (``python -m kotlin_llm_kernel.sandbox.session_child``), run inside the
+"""A sandboxed Python API session's child (``python -m kotlin_llm_kernel.sandbox.api_session.child``), run inside the
 sandbox: one :class:`.ScriptSession`, driven by JSON lines on stdin (``execute``, ``check``, ``complete``,
 ``inspect``, ``interrupt``, ``input``, ``close``), answering on stdout with each request's events (``printed``,
 ``input``) and its ``result``. The first line is the session's options. Anything else the process prints goes to
@@ -12,8 +12,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from ..api import ScriptSession, SessionOptions
-from .session_wire import line, read
+from ...api import ScriptSession, SessionOptions
+from .wire import line, read
 
 
 class Child:

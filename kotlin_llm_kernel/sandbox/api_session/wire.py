@@ -1,5 +1,5 @@
-"""The outcomes of a session as JSON lines, between a sandboxed session's child (:mod:`.session_child`) and the Python
-API's side of it (:mod:`.session_client`): the results' dataclasses by name, their tuples restored; a value that is
+"""The outcomes of a session as JSON lines, between a sandboxed session's child (:mod:`.child`) and the Python
+API's side of it (:mod:`.client`): the results' dataclasses by name, their tuples restored; a value that is
 a Java object crosses as its text."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import dataclasses
 import json
 from typing import Any
 
-from ..session.bridge import Completion, CompletionItem
-from ..session.results import ClearOutput, Diagnostic, Display, Error, ResolvedDependency, Value
+from ...session.bridge import Completion, CompletionItem
+from ...session.results import ClearOutput, Diagnostic, Display, Error, ResolvedDependency, Value
 
 TYPES: dict[str, type] = {
     kind.__name__: kind
