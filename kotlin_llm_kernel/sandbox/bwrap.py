@@ -42,14 +42,17 @@ ENV_ALLOWED = (
     "KOTLIN_LLM_EARLY_START",
 )
 #: The files :mod:`.sandbox` writes to the run directory and that are bound inside.
-PASSWD, GROUP, HOSTS, SETTINGS, NET_PROPERTIES, SOCKET = (
+PASSWD, GROUP, HOSTS, SETTINGS, NET_PROPERTIES, SOCKET, SECCOMP = (
     "passwd",
     "group",
     "hosts",
     "settings.xml",
     "net.properties",
     "egress.sock",
+    "seccomp.bpf",
 )
+#: The descriptor the seccomp filter is read from (opened by ``sh`` just before it becomes bwrap).
+SECCOMP_FD = 9
 #: The module run inside before the command (limits, relay).
 INSIDE_MODULE = "kotlin_llm_kernel.sandbox.inside"
 
@@ -73,6 +76,8 @@ class Place:
     #: The command that drops to the sandbox's user, when the caller is root (setpriv ...); empty otherwise.
     drop: tuple[str, ...] = ()
     bwrap: str = "bwrap"
+    #: Whether the run directory holds the seccomp filter (:mod:`.seccomp`; none on some architectures).
+    seccomp: bool = False
 
 
 def passwd_text(uid: int, gid: int) -> str:
@@ -127,7 +132,11 @@ def sandboxed_command(
     kernel launcher's socket directory), ``env`` more variables (over the allowlisted ones of ``host_env``, default
     ``os.environ``), ``info_fd`` bwrap's ``--info-fd`` (the sandbox's pids, as JSON; pass the fd to the child)."""
     run = place.run_dir
-    command = [*place.drop, place.bwrap]
+    command = [*place.drop]
+    if place.seccomp:  # bwrap reads the filter from a descriptor: sh opens it, then becomes bwrap
+        script = f'filter="$1"; shift; exec "$@" {SECCOMP_FD}<"$filter"'
+        command += ["/bin/sh", "-c", script, "sh", str(run / SECCOMP)]
+    command.append(place.bwrap)
     command += ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns"]
     if options.network == "all":
         command.append("--share-net")
@@ -165,6 +174,8 @@ def sandboxed_command(
         command += ["--setenv", name, value]
     if info_fd is not None:
         command += ["--info-fd", str(info_fd)]
+    if place.seccomp:
+        command += ["--seccomp", str(SECCOMP_FD)]
     command += ["--", place.python, "-m", INSIDE_MODULE, *_limits(options)]
     if options.network == "maven":
         command += ["--relay", EGRESS_SOCKET]

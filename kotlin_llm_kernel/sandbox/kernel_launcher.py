@@ -196,15 +196,6 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _socket_dir(sandbox: Sandbox) -> Path:
-    """The directory bound at ``/run/jupyter``: the sandbox's user owns it, no one else may enter."""
-    directory = sandbox.run_dir / "jupyter"
-    directory.mkdir(mode=0o700)
-    if sandbox.user.drop:
-        os.chown(directory, sandbox.user.uid, sandbox.user.gid)
-    return directory
-
-
 def _write_inner(directory: Path, info: Mapping[str, Any], sandbox: Sandbox) -> None:
     path = directory / INNER_CONNECTION_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -218,7 +209,7 @@ async def run(settings: LaunchSettings, sandbox: Sandbox) -> int:
     """Runs the kernel in ``sandbox`` and relays the client to it until it exits; its exit status."""
     outer = json.loads(settings.connection_file.read_text(encoding="utf-8"))
     inner = inner_connection(outer)
-    directory = _socket_dir(sandbox)
+    directory = sandbox.directory("jupyter")  # bound at /run/jupyter: the sandbox's user owns it, no one else enters
     _write_inner(directory, inner, sandbox)
     relay = ZmqRelay(client_ports(outer), directory, host=str(outer.get("ip") or "127.0.0.1"))
     await relay.start()

@@ -11,12 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from . import host
+from . import host, seccomp
 from .bwrap import (
     GROUP,
     HOSTS,
     NET_PROPERTIES,
     PASSWD,
+    SECCOMP,
     SETTINGS,
     SOCKET,
     Place,
@@ -69,6 +70,7 @@ class Sandbox:
             env={**java_env, **cache_env},
             drop=self.user.drop,
             bwrap=self._bwrap,
+            seccomp=(self.run_dir / SECCOMP).exists(),
         )
 
     def _workspace(self, given: Path | None) -> Path:
@@ -105,6 +107,9 @@ class Sandbox:
         for name, text in files.items():
             (self.run_dir / name).write_text(text, encoding="utf-8")
             os.chmod(self.run_dir / name, 0o644)
+        if (program := seccomp.program()) is not None:
+            (self.run_dir / SECCOMP).write_bytes(program)
+            os.chmod(self.run_dir / SECCOMP, 0o644)
         os.chmod(self.run_dir, 0o755 if not self.user.drop else 0o750)
         if self.user.drop:
             os.chown(self.run_dir, 0, self.user.gid)
@@ -119,6 +124,14 @@ class Sandbox:
     ) -> list[str]:
         """The argv running ``argv`` inside (see :func:`.bwrap.sandboxed_command`)."""
         return sandboxed_command(argv, self.options, self.place, binds=binds, env=env, info_fd=info_fd)
+
+    def directory(self, name: str) -> Path:
+        """A new directory of the run directory that the sandbox's user owns (mode 700), to bind writable inside
+        (a kernel launcher's socket directory); removed with the sandbox."""
+        path = self.run_dir / name
+        path.mkdir(mode=0o700)
+        self._chown(path)
+        return path
 
     def python(self, *arguments: str) -> list[str]:
         """The argv of the interpreter inside with ``arguments`` (``"-m", "kotlin_llm_kernel.mcp"``), to wrap."""

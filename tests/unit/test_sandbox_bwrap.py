@@ -163,3 +163,20 @@ def test_the_servers_arguments_inside() -> None:
     ]
     with pytest.raises(SandboxUnavailable, match="--local-repository /elsewhere is outside the workspace /w"):
         inner_arguments(["--local-repository", "/elsewhere"], Path("/w"))
+
+
+def test_with_a_seccomp_filter_sh_opens_it_for_bwrap() -> None:
+    import dataclasses
+
+    place = dataclasses.replace(PLACE, seccomp=True)
+    argv = sandboxed_command(["true"], SandboxOptions(), place, host_env=HOST_ENV)
+    assert argv[5:11] == [
+        "/bin/sh",
+        "-c",
+        'filter="$1"; shift; exec "$@" 9<"$filter"',
+        "sh",
+        str(RUN / "seccomp.bpf"),
+        "/usr/bin/bwrap",
+    ]
+    assert argv[argv.index("--seccomp") + 1] == "9"
+    assert "--seccomp" not in command()
