@@ -34,6 +34,7 @@ from kotlin_llm_kernel.sandbox.kernel_launcher import ENV_NETWORK, ENV_WORKSPACE
 
 from kernel_client import (
     CELL_TIMEOUT,
+    KERNEL,
     STARTUP_TIMEOUT,
     Cell,
     collect,
@@ -457,3 +458,15 @@ def test_a_launcher_killed_outright_takes_the_sandbox_with_it(tmp_path: Path) ->
         wait_gone(running.processes)
     finally:
         shutil.rmtree(running.run_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("kernel_name", [KERNEL, SANDBOXED])
+def test_the_kernel_config_files_apply_as_outside(kernel_name: str, tmp_path: Path) -> None:
+    """A ``kotlin_llm_kernel_config`` file of the Jupyter config path sets the sandboxed kernel as the plain one,
+    though inside the kernel sees neither the real home nor /etc (the launcher copies the kernel's files in)."""
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    settings = {"KotlinKernel": {"jvm_options": ["-Dkotlin.llm.test.config=from a config file"]}}
+    (config_dir / "kotlin_llm_kernel_config.json").write_text(json.dumps(settings), encoding="utf-8")
+    with running_kernel(kernel_name, env={**os.environ, "JUPYTER_CONFIG_DIR": str(config_dir)}) as (_, kc):
+        assert execute(kc, 'System.getProperty("kotlin.llm.test.config")').result == "from a config file"

@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupyter_core.paths import jupyter_config_path
+from traitlets import TraitError
+
+from ..config.kernel_config import CONFIG_FILE, load
 from .egress import inside_url
 from .host import SandboxUnavailable
 from .layout import NETWORKS, Bind, SandboxOptions
@@ -44,6 +48,10 @@ ENV_NETWORK = "KOTLIN_LLM_SANDBOX_NETWORK"
 #: end (this launcher's, which bwrap's --die-with-parent covers) nor prints that Ctrl-C will not work.
 PARENT_PID = "JPY_PARENT_PID"
 INNER_ENV = {PARENT_PID: "1"}
+#: Where the kernel's config files from the host's Jupyter config path are seen inside (the real home and /etc are
+#: not), one numbered directory for each directory they came from, in the same order.
+CONFIG_INSIDE = "/run/kotlin-llm-config"
+CONFIG_SUFFIXES = (".py", ".json")
 #: The kernel's setting of its Maven repositories, which the egress proxy lets through (``--network maven``).
 REPOSITORIES = "--KotlinKernel.repositories"
 #: The signals passed on to the kernel.
@@ -99,7 +107,8 @@ def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> LaunchSe
     args, kernel_arguments = parser.parse_known_args(list(argv))
     if args.network not in NETWORKS:  # from the environment, which argparse does not check
         parser.error(f"{ENV_NETWORK} must be one of {', '.join(NETWORKS)}, not {args.network!r}")
-    repositories, kernel_arguments = repositories_inside(kernel_arguments)
+    repositories = kernel_repositories(kernel_arguments)
+    kernel_arguments = repositories_inside(kernel_arguments, repositories)
     options = SandboxOptions(
         workspace=Path(args.workspace) if args.workspace else None,
         network=args.network,
@@ -108,25 +117,30 @@ def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> LaunchSe
     return LaunchSettings(Path(args.connection_file), options, tuple(kernel_arguments))
 
 
-def repositories_inside(kernel_arguments: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The repositories the kernel's arguments name (``--KotlinKernel.repositories=URL`` or ``=[JSON list]``, as
-    often as given), and the arguments for inside: those repositories in one setting, a repository on the host's
-    loopback named as the code inside reaches it through the proxy (:func:`.egress.inside_url`)."""
-    repositories: list[str] = []
+def kernel_repositories(kernel_arguments: Sequence[str]) -> tuple[str, ...]:
+    """The repositories the kernel starts with, read as the kernel reads its settings (its config files, then its
+    arguments); none when a setting is malformed (the kernel inside then says which)."""
+    try:
+        return load(list(kernel_arguments)).request.session.repositories
+    except (TraitError, ValueError):  # the kernel's own start reports it
+        return ()
+
+
+def repositories_inside(kernel_arguments: Sequence[str], repositories: Sequence[str]) -> list[str]:
+    """The kernel's arguments for inside: ``repositories`` as the setting's items (over those of its arguments and
+    config files), a repository on the host's loopback named as the code inside reaches it through the proxy
+    (:func:`.egress.inside_url`)."""
     others: list[str] = []
-    for argument in kernel_arguments:
-        name, has_value, value = argument.partition("=")
-        if name != REPOSITORIES or not has_value:
+    words = iter(kernel_arguments)
+    for argument in words:
+        name, has_value, _ = argument.partition("=")
+        if name != REPOSITORIES:
             others.append(argument)
-            continue
-        try:
-            listed = json.loads(value)
-        except ValueError:
-            listed = value
-        repositories += [str(url) for url in listed] if isinstance(listed, list) else [value]
+        elif not has_value:  # `--KotlinKernel.repositories URL`
+            next(words, None)
     if not repositories:
-        return [], others
-    return repositories, [*others, f"{REPOSITORIES}={json.dumps([inside_url(url) for url in repositories])}"]
+        return others
+    return [*others, *(f"{REPOSITORIES}={inside_url(url)}" for url in repositories)]  # one item each, as traitlets 5
 
 
 class _Kernel:
@@ -188,6 +202,26 @@ def _watch_parent(loop: asyncio.AbstractEventLoop, kernel: _Kernel, env: Mapping
     return fd
 
 
+def copy_config_files(directory: Path, search_path: Sequence[str]) -> list[str]:
+    """Copies the kernel's config files (``kotlin_llm_kernel_config.py`` and ``.json``) found in the directories of
+    ``search_path`` (most specific first, as :func:`jupyter_core.paths.jupyter_config_path` lists them) to numbered
+    directories of ``directory``, readable by all; the JUPYTER_CONFIG_PATH inside that finds them in the same order."""
+    inside = []
+    for number, source in enumerate(search_path):
+        found = [Path(source, CONFIG_FILE + suffix) for suffix in CONFIG_SUFFIXES]
+        found = [path for path in found if path.is_file()]
+        if not found:
+            continue
+        target = directory / str(number)
+        target.mkdir(mode=0o755)
+        for path in found:
+            copy = target / path.name
+            copy.write_bytes(path.read_bytes())
+            copy.chmod(0o644)
+        inside.append(f"{CONFIG_INSIDE}/{number}")
+    return inside
+
+
 def _read_all(fd: int) -> bytes:
     chunks = []
     with os.fdopen(fd, "rb", buffering=0) as pipe:
@@ -213,14 +247,16 @@ async def run(settings: LaunchSettings, sandbox: Sandbox) -> int:
     _write_inner(directory, inner, sandbox)
     relay = ZmqRelay(client_ports(outer), directory, host=str(outer.get("ip") or "127.0.0.1"))
     await relay.start()
+    config = sandbox.directory("config")
+    config_path = copy_config_files(config, jupyter_config_path())
+    env = INNER_ENV | ({"JUPYTER_CONFIG_PATH": os.pathsep.join(config_path)} if config_path else {})
+    binds = [Bind(directory, RUN_DIR_INSIDE, writable=True), Bind(config, CONFIG_INSIDE)]
     read_end, write_end = os.pipe()
     try:
         kernel_argv = sandbox.python(
             "-m", "kotlin_llm_kernel", "-f", f"{RUN_DIR_INSIDE}/{INNER_CONNECTION_FILE}", *settings.kernel_arguments
         )
-        command = sandbox.command(
-            kernel_argv, binds=[Bind(directory, RUN_DIR_INSIDE, writable=True)], env=INNER_ENV, info_fd=write_end
-        )
+        command = sandbox.command(kernel_argv, binds=binds, env=env, info_fd=write_end)
         process = await asyncio.create_subprocess_exec(*command, pass_fds=(write_end,), start_new_session=True)
     except BaseException:
         os.close(read_end)

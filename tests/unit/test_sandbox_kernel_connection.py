@@ -16,6 +16,7 @@ from kotlin_llm_kernel.sandbox.kernel_launcher import (
     ENV_NETWORK,
     ENV_WORKSPACE,
     client_ports,
+    copy_config_files,
     inner_connection,
     parse,
 )
@@ -120,30 +121,63 @@ def test_install_puts_the_sandboxed_kernelspec_beside_the_kernel(
 
 
 def test_the_kernel_repositories_reach_the_proxy_and_are_named_for_inside() -> None:
-    settings = parse(
-        [
-            "-f",
-            "/c.json",
-            '--KotlinKernel.repositories=["http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/"]',
-            "--KotlinKernel.show_warnings=False",
-            "--KotlinKernel.repositories=http://localhost:9000/",
-        ],
-        env={},
-    )
-    assert settings.options.repositories == (
-        "http://127.0.0.1:8123/maven/",
-        "https://repo.example.com/m2/",
-        "http://localhost:9000/",
-    )
-    alias = LOOPBACK_ALIAS
+    listed = '--KotlinKernel.repositories=["http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/"]'
+    settings = parse(["-f", "/c.json", listed, "--KotlinKernel.show_warnings=False"], env={})
+    assert settings.options.repositories == ("http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/")
     assert settings.kernel_arguments == (
         "--KotlinKernel.show_warnings=False",
-        "--KotlinKernel.repositories="
-        + json.dumps([f"http://{alias}:8123/maven/", "https://repo.example.com/m2/", f"http://{alias}:9000/"]),
+        f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:8123/maven/",
+        "--KotlinKernel.repositories=https://repo.example.com/m2/",
     )
+
+
+def test_a_repeated_repository_setting_adds_items_as_in_the_kernel() -> None:
+    arguments = ["--KotlinKernel.repositories=http://localhost:9000/", "--KotlinKernel.repositories=https://r.test/"]
+    settings = parse(["-f", "/c.json", *arguments], env={})
+    assert settings.options.repositories == ("http://localhost:9000/", "https://r.test/")
+    assert settings.kernel_arguments == (
+        f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:9000/",
+        "--KotlinKernel.repositories=https://r.test/",
+    )
+
+
+def test_repositories_of_a_kernel_config_file_reach_the_proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = {"KotlinKernel": {"repositories": ["http://127.0.0.1:8123/"]}}
+    (tmp_path / "kotlin_llm_kernel_config.json").write_text(json.dumps(settings), encoding="utf-8")
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(tmp_path))
+    launched = parse(["-f", "/c.json"], env={})
+    assert launched.options.repositories == ("http://127.0.0.1:8123/",)
+    assert launched.kernel_arguments == (f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:8123/",)
 
 
 def test_without_repositories_the_kernel_arguments_stay() -> None:
     arguments = ["--KotlinKernel.show_warnings=False", "--KotlinKernel.local_repository=/w/m2"]
     settings = parse(["-f", "/c.json", *arguments], env={})
     assert (settings.options.repositories, settings.kernel_arguments) == ((), tuple(arguments))
+
+
+def test_a_repository_given_after_the_setting_counts_too() -> None:
+    settings = parse(["-f", "/c.json", "--KotlinKernel.repositories", "http://localhost:9000/"], env={})
+    assert settings.options.repositories == ("http://localhost:9000/",)
+    assert settings.kernel_arguments == (f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:9000/",)
+
+
+def test_the_kernel_config_files_are_copied_for_inside_in_their_order(tmp_path: Path) -> None:
+    user, empty, system = (tmp_path / name for name in ("user", "empty", "system"))
+    for folder in (user, empty, system):
+        folder.mkdir()
+    (user / "kotlin_llm_kernel_config.json").write_text('{"KotlinKernel": {"show_warnings": false}}')
+    (user / "jupyter_server_config.json").write_text('{"ServerApp": {"token": "secret"}}')
+    (system / "kotlin_llm_kernel_config.py").write_text("c.KotlinKernel.show_warnings = True\n")
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    inside = copy_config_files(copies, [str(user), str(empty), str(system), str(tmp_path / "missing")])
+    assert inside == ["/run/kotlin-llm-config/0", "/run/kotlin-llm-config/2"]
+    assert sorted(str(p.relative_to(copies)) for p in copies.rglob("*")) == [
+        "0",
+        "0/kotlin_llm_kernel_config.json",
+        "2",
+        "2/kotlin_llm_kernel_config.py",
+    ], "only the kernel's own files: no other configuration (and its secrets) goes in"
+    assert (copies / "2" / "kotlin_llm_kernel_config.py").read_text() == "c.KotlinKernel.show_warnings = True\n"
+    assert (copies / "0" / "kotlin_llm_kernel_config.json").stat().st_mode & 0o777 == 0o644
