@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+_log = logging.getLogger(__name__)
 #: How often a connection tries the kernel's socket again while the kernel has not bound it yet.
 RETRY_INTERVAL = 0.05
 #: How much one read copies at most.
@@ -64,6 +66,8 @@ class ZmqRelay:
                 await self._relay(port, reader, writer)
             except asyncio.CancelledError:
                 pass  # closed by :meth:`close`; asyncio would log a cancelled connection as an error
+            except OSError as error:  # the kernel's socket cannot be reached: this connection ends, others go on
+                _log.warning("relay of port %d: %s", port, error)
             finally:
                 self._connections.discard(task)
 

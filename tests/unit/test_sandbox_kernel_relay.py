@@ -182,3 +182,19 @@ def test_a_connection_still_waiting_for_the_kernel_ends_quietly_with_the_relay(
 
     run(scenario)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_kernel_socket_that_cannot_be_reached_ends_that_connection(
+    run_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    port = free_port()
+    too_long = run_dir / ("d" * 120)  # a Unix socket's path has at most 107 bytes: no retry can help
+
+    async def scenario() -> None:
+        async with relayed(too_long, port):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            assert await reader.read() == b""
+            writer.close()
+
+    run(scenario)
+    assert [r.getMessage() for r in caplog.records] == [f"relay of port {port}: AF_UNIX path too long"]
