@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,3 +194,25 @@ def test_a_sandbox_that_cannot_start_is_refused_naming_what_is_missing() -> None
         "The sandbox runs as the dedicated user 'no-such-sandbox-user' when started by root (bwrap run by root is no "
         "sandbox), and that user does not exist"
     )
+
+
+def test_a_sandboxed_snippet_is_interrupted_and_timed_out_as_an_in_process_one() -> None:
+    require_sandbox()
+    with ScriptSession(options=SessionOptions(echo=False, sandbox=SandboxOptions(network="none"))) as session:
+        session.execute("val before = 7")
+        interrupted: list[bool] = []
+
+        def on_print(stream: str, text: str) -> None:
+            if text == "started\n":  # the snippet runs: interrupt it from another thread, as an agent would
+                thread = threading.Thread(target=lambda: interrupted.append(session.interrupt()))
+                thread.start()
+
+        stopped = session.execute('println("started")\nThread.sleep(60_000)', printed=on_print)
+        timed_out = session.execute("Thread.sleep(60_000)", time_limit=1)
+        before = session.execute("before")
+    assert isinstance(stopped, Error) and stopped.message.splitlines()[0] == (
+        "java.lang.InterruptedException: sleep interrupted"
+    ), stopped
+    assert interrupted == [True]
+    assert isinstance(timed_out, Error) and timed_out.ename == "TimeLimitExceeded"
+    assert isinstance(before, Value) and before.value == 7

@@ -5,6 +5,7 @@ it sends runs inside."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import queue
@@ -45,7 +46,7 @@ class SandboxedSession:
     ) -> None:
         repositories = tuple(session.get("repositories") or ())
         self._stdin, self._echo = stdin, echo
-        merged = SandboxOptions(**{**options.__dict__, "repositories": (*options.repositories, *repositories)})
+        merged = dataclasses.replace(options, repositories=(*options.repositories, *repositories))
         self._sandbox = Sandbox(merged)
         try:
             local = session.get("local_repository")
