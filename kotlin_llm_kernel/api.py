@@ -22,17 +22,21 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config.request import SessionRequest
 from .config.time_limit import checked_limit
 from .jvm.jvm import StartedJvm
 from .jvm.jvm import start_jvm as _start_jvm
 from .jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
+from .sandbox.layout import SandboxOptions
 from .session.bridge import Completion, CompletionItem, EngineSession
 from .session.events import ClearOutputEvent, DisplayEvent, InputRequestEvent, OutputEvent, SettledEvent, SnippetWaiter
 from .session.policy.runs import Run, Runs
 from .session.results import ClearOutput, Display, Error, SnippetDisplay, Value
+
+if TYPE_CHECKING:
+    from .sandbox.api_session.client import SandboxedSession
 
 __all__ = [
     "ClearOutput",
@@ -40,6 +44,7 @@ __all__ = [
     "CompletionItem",
     "Display",
     "Error",
+    "SandboxOptions",
     "ScriptSession",
     "SessionOptions",
     "Value",
@@ -73,10 +78,15 @@ class SessionOptions(SessionRequest):
     the engine's located ``StdinNotAllowedException``.
 
     ``cell_time_limit`` (seconds; 0: none) interrupts a snippet that runs longer, as the kernel's setting does: its
-    result is then an :class:`Error` ``TimeLimitExceeded`` saying the limit."""
+    result is then an :class:`Error` ``TimeLimitExceeded`` saying the limit.
+
+    ``sandbox`` runs the session in a sandbox (:class:`.SandboxOptions`: workspace, network): in a child process
+    inside it, called as an in-process session is; a value that is a Java object then comes back as its text. The
+    JVM's options are then the defaults (:func:`start_jvm` applies to this process's JVM only)."""
 
     echo: bool = True
     stdin: Callable[[str, bool], str | None] | None = None
+    sandbox: SandboxOptions | None = None
 
 
 class ScriptSession:
@@ -85,16 +95,27 @@ class ScriptSession:
     def __init__(
         self, properties: Mapping[str, Any] | None = None, /, *, options: SessionOptions | None = None, **named: Any
     ) -> None:
-        start_jvm()
         options = options or SessionOptions()
         self._options = dataclasses.replace(options, properties={**options.properties, **(properties or {}), **named})
+        self._sandboxed: SandboxedSession | None = None
+        if options.sandbox is not None:
+            self._sandboxed = _sandboxed(self._options, options.sandbox)
+            return
+        start_jvm()
         self._engine = EngineSession(self._options)
         self._events = SnippetWaiter(self._engine)
         self._runs = Runs()
 
     @property
     def last_snippet_number(self) -> int:
+        if self._sandboxed is not None:
+            return self._sandboxed.last_snippet_number
         return self._engine.last_snippet_number
+
+    @property
+    def workspace(self) -> str | None:
+        """The sandbox's workspace (its working directory, the one it may write); None without a sandbox."""
+        return None if self._sandboxed is None else self._sandboxed.workspace
 
     def execute(
         self, code: str, *, time_limit: float | None = None, printed: Callable[[str, str], None] | None = None
@@ -109,6 +130,8 @@ class ScriptSession:
         While a snippet that could not be stopped runs on, the next one does not run: its result is the
         ``SessionBusy`` error.
         """
+        if self._sandboxed is not None:
+            return self._sandboxed.execute(code, time_limit, printed)
         if (busy := self._runs.busy()) is not None:
             return busy
         collected: dict[str, list[str]] = {"stdout": [], "stderr": []}
@@ -178,6 +201,8 @@ class ScriptSession:
         (cancelled, then its thread stopped while it ignores that): ``execute`` returns its interrupted
         :class:`Error` and the session keeps its state. Blocks until the snippet settled or was given up on (then the
         session is busy while it runs on). False when no snippet runs."""
+        if self._sandboxed is not None:
+            return self._sandboxed.interrupt()
         if (interrupt := self._runs.interrupt()) is None:
             return False
         if (abandoned := self._runs.interrupt_now(interrupt)) is not None:
@@ -189,6 +214,8 @@ class ScriptSession:
         :class:`Error` (the report ``execute`` would give, with its ``diagnostics``), or a Unit :class:`Value` with the
         warnings. Nothing is declared or loaded, nothing is printed, and the next snippet keeps its number. Its
         ``@file:DependsOn`` lines are resolved (fetched) but their libraries are not added."""
+        if self._sandboxed is not None:
+            return self._sandboxed.check(code)
         if (busy := self._runs.busy()) is not None:
             return busy
         return self._engine.check(code)
@@ -197,15 +224,23 @@ class ScriptSession:
         """The completions at ``cursor`` (an index into ``code``, as Python counts a ``str``), typed by the compiler
         against the session's declarations: each of ``matches`` replaces ``code[start:end]``, and ``items`` give
         their kinds and signatures. ``code`` is not run, and the session does not change."""
+        if self._sandboxed is not None:
+            return self._sandboxed.complete(code, cursor)
         return self._engine.complete(code, cursor)
 
     def inspect(self, code: str, cursor: int) -> str | None:
         """The declaration of the name at ``cursor`` (an index into ``code``) with its resolved type, and a
         property's current value; None when there is no name there. ``code`` is not run."""
+        if self._sandboxed is not None:
+            return self._sandboxed.inspect(code, cursor)
         return self._engine.inspect(code, cursor)
 
     def close(self) -> None:
-        """Cancels the coroutines launched by the snippets and releases the compiler."""
+        """Cancels the coroutines launched by the snippets and releases the compiler (with a sandbox: ends its
+        process and removes the sandbox)."""
+        if self._sandboxed is not None:
+            self._sandboxed.close()
+            return
         self._engine.close()
         self._events.join(timeout=60)  # it ends as the session closes: none of its Java calls outlives the session
 
@@ -216,6 +251,21 @@ class ScriptSession:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.close()
+
+
+def _sandboxed(options: SessionOptions, sandbox: SandboxOptions) -> SandboxedSession:
+    """The session in a sandbox, started with the request's parts of ``options``."""
+    from .sandbox.api_session.client import SandboxedSession
+
+    request = {
+        "properties": dict(options.properties),
+        "local_repository": options.local_repository,
+        "repositories": list(options.repositories),
+        "resolution_timeout": options.resolution_timeout,
+        "max_display_bytes": options.max_display_bytes,
+        "cell_time_limit": options.cell_time_limit,
+    }
+    return SandboxedSession(sandbox, request, options.stdin, options.echo)
 
 
 def to_display(event: DisplayEvent | ClearOutputEvent) -> SnippetDisplay:

@@ -1,7 +1,9 @@
 """``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [settings]``
 
-Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos.
-Settings given as ``--KotlinKernel.x=…`` are added to the kernel's argv.
+Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos, and
+beside it ``kotlin-llm-sandboxed``: the same kernel run inside a sandbox by :mod:`.sandbox.kernel_launcher` (its
+workspace and network from ``KOTLIN_LLM_SANDBOX_WORKSPACE`` and ``KOTLIN_LLM_SANDBOX_NETWORK``, when set). Settings
+given as ``--KotlinKernel.x=…`` are added to both kernels' argv.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 KERNEL_NAME = "kotlin-llm"
+#: The sandboxed kernel's name is the kernel's with this suffix.
+SANDBOXED_SUFFIX = "-sandboxed"
+#: The module that runs the kernel in a sandbox and relays the client to it.
+SANDBOX_LAUNCHER = "kotlin_llm_kernel.sandbox.kernel_launcher"
 _SPEC_DIR = Path(__file__).resolve().parent.parent / "kernelspec"
 
 
@@ -27,6 +33,15 @@ def kernel_spec(settings: list[str] | None = None, python: str | None = None) ->
         "interrupt_mode": "message",
         "env": {"PYDEVD_DISABLE_FILE_VALIDATION": "1"},
         "metadata": {"debugger": False},
+    }
+
+
+def sandboxed_kernel_spec(settings: list[str] | None = None, python: str | None = None) -> dict[str, Any]:
+    """The kernel.json of the sandboxed kernel: the launcher in place of the kernel, interrupts as messages (on the
+    control channel, relayed like the rest: no signal has to reach into the sandbox)."""
+    return kernel_spec(settings, python) | {
+        "argv": [python or sys.executable, "-m", SANDBOX_LAUNCHER, "-f", "{connection_file}", *(settings or [])],
+        "display_name": "Kotlin (LLM, sandboxed)",
     }
 
 
@@ -43,16 +58,25 @@ def _logos() -> list[Path]:
 def install(
     user: bool = False, prefix: str | None = None, settings: list[str] | None = None, name: str = KERNEL_NAME
 ) -> str:
-    """Installs the kernelspec and returns the directory it went to."""
+    """Installs the kernelspec ``name`` and its sandboxed twin (``name-sandboxed``); returns the directory the first
+    went to."""
     from jupyter_client.kernelspec import KernelSpecManager
 
-    with tempfile.TemporaryDirectory() as tmp:
-        spec_dir = Path(tmp) / name
-        spec_dir.mkdir()
-        (spec_dir / "kernel.json").write_text(json.dumps(kernel_spec(settings), indent=2) + "\n", encoding="utf-8")
-        for logo in _logos():
-            shutil.copy(logo, spec_dir / logo.name)
-        return KernelSpecManager().install_kernel_spec(str(spec_dir), name, user=user, prefix=prefix)
+    installed = []
+    for spec_name, spec in (
+        (name, kernel_spec(settings)),
+        (name + SANDBOXED_SUFFIX, sandboxed_kernel_spec(settings)),
+    ):
+        with tempfile.TemporaryDirectory() as tmp:
+            spec_dir = Path(tmp) / spec_name
+            spec_dir.mkdir()
+            (spec_dir / "kernel.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+            for logo in _logos():
+                shutil.copy(logo, spec_dir / logo.name)
+            installed.append(
+                KernelSpecManager().install_kernel_spec(str(spec_dir), spec_name, user=user, prefix=prefix)
+            )
+    return installed[0]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -74,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     prefix = sys.prefix if args.sys_prefix else args.prefix
     destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
-    print(f"Installed the {args.name} kernelspec in {destination}")
+    print(f"Installed the {args.name} kernelspec in {destination}, and {args.name}{SANDBOXED_SUFFIX} beside it")
     if args.class_data_sharing:
         from .cds import build
         from .config.kernel_config import load

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need: .venv with the package, its test tools and the kotlin-llm kernelspec
 # (scripts/setup-kernel.sh), the real libraries the library tests load, and the programs the tests drive that pip does
-# not bring: Debian's chromium (the browser tests) and tmux (the console test). Idempotent.
+# not bring: Debian's chromium (the browser tests), tmux (the console test) and bubblewrap (the sandbox, with its
+# dedicated user kotlin-llm-sandbox, which sandboxes started by root run as). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-kernel.sh test
@@ -15,9 +16,10 @@ bash scripts/setup-kernel.sh test
 # Installed with apt when missing and allowed (root, or sudo without a password); otherwise the tests that need them
 # fail and say why. The browser test drives Debian's chromium: Playwright's own browser download is not used.
 found() { command -v "$1" >/dev/null || { [ "$1" = chromium ] && command -v chromium-browser >/dev/null; }; }
+package() { [ "$1" = bwrap ] && echo bubblewrap || echo "$1"; }
 missing=()
-for program in chromium tmux; do
-    found "$program" || missing+=("$program")
+for program in chromium tmux bwrap; do
+    found "$program" || missing+=("$(package "$program")")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then
@@ -34,8 +36,21 @@ if [ "${#missing[@]}" -gt 0 ]; then
         export DEBIAN_FRONTEND=noninteractive
         "${as_root[@]}" apt-get update -q >/dev/null \
             && "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || true
-        for program in "${missing[@]}"; do
-            found "$program" || echo "Notice: apt-get could not install $program: the tests that drive it will fail." >&2
+        for program in chromium tmux bwrap; do
+            found "$program" || echo "Notice: apt-get could not install $(package "$program"): the tests that drive it will fail." >&2
         done
+    fi
+fi
+
+# The sandbox's dedicated user (kotlin_llm_kernel/sandbox/host.py): bwrap run by root is no sandbox, so a sandbox
+# started by root runs as this unprivileged user.
+sandbox_user=kotlin-llm-sandbox
+if ! id "$sandbox_user" >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$sandbox_user"
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        sudo -n useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$sandbox_user"
+    else
+        echo "Notice: the user $sandbox_user is missing (needed for sandboxes started by root): create it as root." >&2
     fi
 fi

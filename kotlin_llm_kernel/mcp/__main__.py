@@ -1,13 +1,15 @@
 """``python -m kotlin_llm_kernel.mcp`` (also the ``kotlin-llm-mcp`` command): serves the tools over stdio, or over
-streamable HTTP on 127.0.0.1 with ``--http PORT``."""
+streamable HTTP on 127.0.0.1 with ``--http PORT``; with ``--sandbox``, from inside a sandbox (:mod:`.sandboxed`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..api import SessionOptions
+from ..sandbox.layout import NETWORKS, SandboxOptions
 from .bounded import TEXT_LIMIT
 from .kotlin_session import JvmSettings
 
@@ -22,6 +24,8 @@ class ServerSettings:
     text_limit: int = TEXT_LIMIT
     #: The port of streamable HTTP on 127.0.0.1; None: stdio.
     http_port: int | None = None
+    #: Run inside a sandbox (``--sandbox``); None: not sandboxed.
+    sandbox: SandboxOptions | None = None
 
 
 def parse(argv: list[str]) -> ServerSettings:
@@ -57,9 +61,36 @@ def parse(argv: list[str]) -> ServerSettings:
         help=f"characters of a value, stdout or stderr a result carries; the rest is in a file (default {TEXT_LIMIT})",
     )
     parser.add_argument("--http", type=int, metavar="PORT", help=f"serve streamable HTTP on {LOOPBACK}:PORT/mcp")
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run the session in a sandbox (bubblewrap): system read-only, only the workspace writable, an empty "
+        "home, no host processes or secrets, the network as --network says",
+    )
+    parser.add_argument(
+        "--workspace", metavar="DIR", help="with --sandbox: the writable working directory (default: a fresh one)"
+    )
+    parser.add_argument(
+        "--network",
+        choices=NETWORKS,
+        default=None,
+        help="with --sandbox: maven (default; only the session's Maven repositories, through a proxy), none, or all "
+        "(the host's network: everything open)",
+    )
     args = parser.parse_args(argv)
     if args.max_output_chars < 1:
         parser.error("--max-output-chars must be 1 or more")
+    sandbox = None
+    if args.sandbox:
+        if args.http is not None:
+            parser.error("--http is not available with --sandbox: use stdio")
+        sandbox = SandboxOptions(
+            workspace=Path(args.workspace) if args.workspace else None,
+            network=args.network or "maven",
+            repositories=tuple(args.repository),
+        )
+    elif args.workspace is not None or args.network is not None:
+        parser.error("--workspace and --network apply to --sandbox only")
     options = SessionOptions(
         local_repository=args.local_repository,
         repositories=tuple(args.repository),
@@ -67,11 +98,16 @@ def parse(argv: list[str]) -> ServerSettings:
         echo=False,  # the process's stdout may be the MCP channel; what a snippet prints is in its result
     )
     jvm = JvmSettings(max_heap=args.max_heap, jvm_options=tuple(args.jvm_option))
-    return ServerSettings(options, jvm, args.max_output_chars, args.http)
+    return ServerSettings(options, jvm, args.max_output_chars, args.http, sandbox)
 
 
 def main(argv: list[str] | None = None) -> None:
-    settings = parse(sys.argv[1:] if argv is None else argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    settings = parse(arguments)
+    if settings.sandbox is not None:
+        from .sandboxed import main_sandboxed
+
+        main_sandboxed(arguments, settings.sandbox)
     try:
         from .server import build_server
     except ModuleNotFoundError as error:

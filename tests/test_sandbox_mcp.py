@@ -1,0 +1,312 @@
+"""kotlin-llm-mcp --sandbox against the escape table, driven as an agent drives it: the SDK's client over stdio, the
+server a real subprocess in a real bwrap sandbox (as the dedicated user when the tests run as root). Each escape runs
+first in a server without the sandbox, where it must succeed, then in a sandboxed one, where it must fail with a
+located error while the session keeps its state."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from kotlin_llm_kernel.sandbox.egress import LOOPBACK_ALIAS
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
+
+from maven_repository import add_artifact, add_metadata, greeter, served
+from sandbox_escapes import (
+    ESCAPES,
+    PACKAGE,
+    SECRET,
+    SECRET_NAME,
+    Escape,
+    Facts,
+    facts_for,
+    greeting_server,
+    home_marker,
+    open_directory,
+    require_sandbox,
+)
+
+SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
+CALL_TIMEOUT = 180
+T = TypeVar("T")
+
+
+def talk(
+    steps: Callable[[ClientSession], Awaitable[T]],
+    arguments: Sequence[str],
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> T:
+    """Starts ``kotlin-llm-mcp arguments``, runs ``steps`` against it over stdio and returns what they return."""
+
+    async def exchange() -> T:
+        parameters = StdioServerParameters(
+            command=str(SERVER), args=list(arguments), env=env or dict(os.environ), cwd=cwd
+        )
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await steps(session)
+
+    return anyio.run(exchange)
+
+
+async def run(session: ClientSession, code: str) -> CallToolResult:
+    return await session.call_tool("run", {"code": code}, read_timeout_seconds=CALL_TIMEOUT)
+
+
+def content(result: CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Maven repository on the host's 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
+    root = tmp_path_factory.mktemp("repo")
+    for version in ("1.0", "1.1"):
+        add_artifact(root, "com.example", "greeter", version, greeter(version))
+    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
+    with served(root) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def host_server() -> Iterator[int]:
+    with greeting_server() as port:
+        yield port
+
+
+@pytest.fixture(scope="module")
+def marker() -> Iterator[Path]:
+    with home_marker() as path:
+        yield path
+
+
+def environment() -> dict[str, str]:
+    return dict(os.environ) | {SECRET_NAME: SECRET}
+
+
+def escapes(facts: Facts, arguments: Sequence[str], cwd: Path) -> dict[str, Any]:
+    """Each escape in one server session, with ``before`` (declared first) read after each."""
+
+    async def steps(session: ClientSession) -> dict[str, Any]:
+        found: dict[str, Any] = {"declared": await run(session, "val before = 7")}
+        for escape in ESCAPES:
+            found[escape.name] = await run(session, escape.cell(facts))
+            found[f"{escape.name}/before"] = await run(session, "before")
+        found["exit"] = await run(session, "System.exit(3)")
+        found["exit/before"] = await run(session, "before")
+        return found
+
+    try:
+        return talk(steps, arguments, cwd, environment())
+    finally:
+        facts.helper.kill()
+        facts.helper.wait()
+
+
+@pytest.fixture(scope="module")
+def unsandboxed(marker: Path, host_server: int) -> Iterator[tuple[Facts, dict[str, Any]]]:
+    facts = facts_for(marker, host_server)
+    cwd = open_directory()
+    try:
+        yield facts, escapes(facts, [], cwd)
+    finally:
+        shutil.rmtree(cwd)
+        shutil.rmtree(facts.outside)
+        (PACKAGE / "escaped.txt").unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def sandboxed(marker: Path, host_server: int) -> Iterator[tuple[Facts, dict[str, Any]]]:
+    require_sandbox()
+    facts = facts_for(marker, host_server)
+    parent = open_directory()
+    try:
+        yield facts, escapes(facts, ["--sandbox", "--workspace", str(parent / "workspace")], parent)
+    finally:
+        shutil.rmtree(parent)
+        shutil.rmtree(facts.outside)
+
+
+@pytest.mark.parametrize("escape", ESCAPES, ids=[escape.name for escape in ESCAPES])
+def test_each_escape_succeeds_without_the_sandbox(escape: Escape, unsandboxed: tuple[Facts, dict[str, Any]]) -> None:
+    facts, found = unsandboxed
+    result = content(found[escape.name])
+    assert (result["status"], result["error"]) == ("ok", None)
+    assert result["value"] == escape.value.format(outside=facts.outside, package=PACKAGE)
+    assert content(found[f"{escape.name}/before"])["value"] == "7"
+
+
+def test_the_helper_was_killed_without_the_sandbox(unsandboxed: tuple[Facts, dict[str, Any]]) -> None:
+    facts, _ = unsandboxed
+    assert facts.helper.returncode is not None
+
+
+@pytest.mark.parametrize("escape", ESCAPES, ids=[escape.name for escape in ESCAPES])
+def test_each_escape_fails_in_the_sandbox_and_the_session_keeps_its_state(
+    escape: Escape, sandboxed: tuple[Facts, dict[str, Any]]
+) -> None:
+    facts, found = sandboxed
+    result = content(found[escape.name])
+    assert result["status"] == "error", result
+    expected = escape.error.format(marker=facts.marker, outside=facts.outside, package=PACKAGE, pid=facts.helper.pid)
+    lines = result["error"].splitlines()
+    assert lines[0] == expected
+    assert any(line.startswith("  at <snippet body>(snippet") for line in lines), "located in the cell"
+    assert content(found[f"{escape.name}/before"])["value"] == "7"
+
+
+def test_system_exit_is_refused_with_and_without_the_sandbox(
+    unsandboxed: tuple[Facts, dict[str, Any]], sandboxed: tuple[Facts, dict[str, Any]]
+) -> None:
+    for _, found in (unsandboxed, sandboxed):
+        result = content(found["exit"])
+        assert result["ename"] == "org.kotlinllm.script.runtime.ExitRefusedException"
+        assert result["error"].startswith(
+            "org.kotlinllm.script.runtime.ExitRefusedException: System.exit(3) was refused"
+        )
+        assert content(found["exit/before"])["value"] == "7"
+
+
+def dependency_steps(repository: str) -> Callable[[ClientSession], Awaitable[list[CallToolResult]]]:
+    async def steps(session: ClientSession) -> list[CallToolResult]:
+        add = {"read_timeout_seconds": CALL_TIMEOUT}
+        return [
+            # version-less: its maven-metadata.xml through the JDK's HttpClient, the jar through maven-resolver
+            await session.call_tool("add_dependency", {"coordinates": "com.example:greeter"}, **add),
+            await run(session, "com.example.greeter.Greeter.version()"),
+            await run(session, '@file:Repository("https://example.com/maven/")\n@file:DependsOn("com.example:x:1.0")'),
+        ]
+
+    return steps
+
+
+def test_network_maven_reaches_the_sessions_repositories_only(repository: str) -> None:
+    require_sandbox()
+    parent = open_directory()
+    try:
+        arguments = ["--sandbox", "--workspace", str(parent / "workspace"), "--repository", repository]
+        latest, used, elsewhere = talk(dependency_steps(repository), arguments, parent)
+    finally:
+        shutil.rmtree(parent)
+    assert content(latest)["status"] == "ok", content(latest)
+    assert content(latest)["resolved_versions"] == {"com.example:greeter": "1.1"}
+    assert content(used)["value"] == "1.1"
+    assert content(elsewhere)["status"] == "error"
+    # the engine's words for the proxy's 403 (the proxy's own text says what the sandbox allows)
+    assert content(elsewhere)["error"].startswith(
+        "snippet3.kts:2:1: error: Cannot resolve 'com.example:x:1.0': https://example.com/maven/ denied access "
+        "(HTTP 403)"
+    )
+
+
+def test_network_none_refuses_the_repository(repository: str) -> None:
+    require_sandbox()
+    parent = open_directory()
+    try:
+        arguments = ["--sandbox", "--network", "none", "--workspace", str(parent / "ws"), "--repository", repository]
+        latest, *_ = talk(dependency_steps(repository), arguments, parent)
+    finally:
+        shutil.rmtree(parent)
+    assert content(latest)["status"] == "error"
+    alias = repository.replace("127.0.0.1", LOOPBACK_ALIAS)
+    assert content(latest)["error"].splitlines()[0] == (
+        f"snippet1.kts:1:1: error: Cannot resolve 'com.example:greeter': cannot connect to {alias}: Connection refused"
+    )
+
+
+def test_the_workspace_keeps_files_across_cells_and_restarts_and_holds_cut_results() -> None:
+    require_sandbox()
+    parent = open_directory()
+    workspace = parent / "workspace"
+
+    async def steps(session: ClientSession) -> list[CallToolResult]:
+        return [
+            await run(session, 'java.io.File("notes.txt").writeText("kept")'),
+            await run(session, 'java.io.File("notes.txt").readText()'),
+            await session.call_tool("restart", {}, read_timeout_seconds=CALL_TIMEOUT),
+            await run(session, 'java.io.File("notes.txt").readText()'),
+            await run(session, 'java.io.File("notes.txt").absolutePath'),
+            await run(session, '"x".repeat(30_000)'),
+        ]
+
+    try:
+        written, read, _, after_restart, where, long = talk(steps, ["--sandbox", "--workspace", str(workspace)], parent)
+        assert content(written)["status"] == "ok"
+        assert content(read)["value"] == "kept" == content(after_restart)["value"]
+        assert content(where)["value"] == str(workspace / "notes.txt")
+        assert (workspace / "notes.txt").read_text(encoding="utf-8") == "kept"
+        cut = content(long)["full_text_files"]["value"]
+        assert Path(cut).parent == workspace / ".tmp"
+        assert Path(cut).read_text(encoding="utf-8") == "x" * 30_000
+    finally:
+        shutil.rmtree(parent)
+
+
+def test_without_bwrap_the_server_refuses_to_start() -> None:
+    empty = open_directory()
+    try:
+        ran = subprocess.run(
+            [str(SERVER), "--sandbox"],
+            env=dict(os.environ) | {"PATH": str(empty)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        shutil.rmtree(empty)
+    assert ran.returncode == 1
+    assert ran.stdout == ""
+    assert ran.stderr == (
+        "kotlin-llm-mcp: the sandbox cannot start, so the server does not: bubblewrap (bwrap) is not installed: "
+        "install it (Debian/Ubuntu: `apt-get install bubblewrap`; scripts/setup.sh does).\n"
+    )
+
+
+def test_network_all_opens_the_hosts_loopback(host_server: int) -> None:
+    require_sandbox()
+    parent = open_directory()
+
+    async def steps(session: ClientSession) -> CallToolResult:
+        return await run(
+            session,
+            f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}',
+        )
+
+    try:
+        reached = talk(steps, ["--sandbox", "--network", "all", "--workspace", str(parent / "ws")], parent)
+    finally:
+        shutil.rmtree(parent)
+    assert content(reached)["value"] == "host server"
+
+
+def test_a_workspace_the_sandbox_user_cannot_write_is_refused() -> None:
+    require_sandbox()
+    parent = open_directory()  # root's, mode 755
+    try:
+        ran = subprocess.run(
+            [str(SERVER), "--sandbox", "--workspace", str(parent)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        shutil.rmtree(parent)
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        "kotlin-llm-mcp: the sandbox cannot start, so the server does not: The sandbox user 'kotlin-llm-sandbox' "
+        f"cannot write the workspace {parent}: give it that user (`chown kotlin-llm-sandbox {parent}`) or choose "
+        "another one.\n"
+    )
