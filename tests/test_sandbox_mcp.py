@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from kotlin_llm_kernel.sandbox.egress import LOOPBACK_ALIAS
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
@@ -219,9 +218,9 @@ def test_network_none_refuses_the_repository(repository: str) -> None:
     finally:
         shutil.rmtree(parent)
     assert content(latest)["status"] == "error"
-    alias = repository.replace("127.0.0.1", LOOPBACK_ALIAS)
     assert content(latest)["error"].splitlines()[0] == (
-        f"snippet1.kts:1:1: error: Cannot resolve 'com.example:greeter': cannot connect to {alias}: Connection refused"
+        f"snippet1.kts:1:1: error: Cannot resolve 'com.example:greeter': cannot connect to {repository}: Connection "
+        "refused"
     )
 
 
@@ -274,21 +273,25 @@ def test_without_bwrap_the_server_refuses_to_start() -> None:
     )
 
 
-def test_network_all_opens_the_hosts_loopback(host_server: int) -> None:
+def test_network_all_opens_the_hosts_loopback(host_server: int, repository: str) -> None:
     require_sandbox()
     parent = open_directory()
+    reach = f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}'
 
-    async def steps(session: ClientSession) -> CallToolResult:
-        return await run(
-            session,
-            f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}',
-        )
+    async def steps(session: ClientSession) -> list[CallToolResult]:
+        add = {"read_timeout_seconds": CALL_TIMEOUT}
+        return [
+            await run(session, reach),
+            await session.call_tool("add_dependency", {"coordinates": "com.example:greeter"}, **add),
+        ]
 
+    arguments = ["--sandbox", "--network", "all", "--workspace", str(parent / "ws"), "--repository", repository]
     try:
-        reached = talk(steps, ["--sandbox", "--network", "all", "--workspace", str(parent / "ws")], parent)
+        reached, added = talk(steps, arguments, parent)
     finally:
         shutil.rmtree(parent)
     assert content(reached)["value"] == "host server"
+    assert content(added)["resolved_versions"] == {"com.example:greeter": "1.1"}, "the repository as given"
 
 
 def test_a_workspace_the_sandbox_user_cannot_write_is_refused() -> None:

@@ -8,10 +8,10 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from ..sandbox.egress import inside_url
 from ..sandbox.host import SandboxUnavailable
 from ..sandbox.layout import SandboxOptions
 from ..sandbox.sandbox import Sandbox
@@ -22,9 +22,10 @@ MODULE = "kotlin_llm_kernel.mcp"
 TMP = ".tmp"
 
 
-def inner_arguments(argv: list[str], workspace: Path) -> list[str]:
-    """The server's arguments inside: the sandbox's own options dropped, a repository on the host's loopback named
-    as the proxy knows it; a ``--local-repository`` must lie in the workspace (the only place it could be written)."""
+def inner_arguments(argv: list[str], workspace: Path, url: Callable[[str], str]) -> list[str]:
+    """The server's arguments inside: the sandbox's own options dropped, each repository's URL as ``url`` gives it
+    (:meth:`.Sandbox.url`); a ``--local-repository`` must lie in the workspace (the only place it could be
+    written)."""
     inner: list[str] = []
     words = iter(argv)
     for word in words:
@@ -36,8 +37,7 @@ def inner_arguments(argv: list[str], workspace: Path) -> list[str]:
                 next(words, None)
             continue
         if name == "--repository":
-            url = value if has_value else next(words, "")
-            inner += ["--repository", inside_url(url)]
+            inner += ["--repository", url(value if has_value else next(words, ""))]
             continue
         if name == "--local-repository":
             path = Path(os.path.abspath(value if has_value else next(words, "")))
@@ -60,7 +60,8 @@ def run_sandboxed(argv: list[str], options: SandboxOptions) -> int:
         if sandbox.user.drop:
             os.chown(tmp, sandbox.user.uid, sandbox.user.gid)
         command = sandbox.command(
-            sandbox.python("-m", MODULE, *inner_arguments(argv, sandbox.workspace)), env={"TMPDIR": str(tmp)}
+            sandbox.python("-m", MODULE, *inner_arguments(argv, sandbox.workspace, sandbox.url)),
+            env={"TMPDIR": str(tmp)},
         )
         child = subprocess.Popen(command)
 

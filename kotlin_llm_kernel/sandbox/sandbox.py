@@ -26,7 +26,7 @@ from .bwrap import (
     passwd_text,
     sandboxed_command,
 )
-from .egress import EgressProxy, Rules, maven_settings, net_properties
+from .egress import EgressProxy, Rules, inside_url, maven_settings, net_properties
 from .layout import Bind, SandboxOptions
 
 
@@ -132,6 +132,11 @@ class Sandbox:
         path.mkdir(mode=0o700)
         self._chown(path)
         return path
+
+    def url(self, url: str) -> str:
+        """A repository's URL as the code inside reaches it: through the proxy (``maven``), one on the host's loopback
+        is named as the proxy knows it; otherwise unchanged."""
+        return inside_url(url) if self.options.network == "maven" else url
 
     def python(self, *arguments: str) -> list[str]:
         """The argv of the interpreter inside with ``arguments`` (``"-m", "kotlin_llm_kernel.mcp"``), to wrap."""

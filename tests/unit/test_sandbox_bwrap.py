@@ -8,6 +8,7 @@ import pytest
 from kotlin_llm_kernel.mcp.__main__ import parse
 from kotlin_llm_kernel.mcp.sandboxed import inner_arguments
 from kotlin_llm_kernel.sandbox.bwrap import Place, group_text, hosts_text, passwd_text, sandboxed_command
+from kotlin_llm_kernel.sandbox.egress import inside_url
 from kotlin_llm_kernel.sandbox.host import SandboxUnavailable, sandbox_user
 from kotlin_llm_kernel.sandbox.layout import Bind, Limits, SandboxOptions
 
@@ -152,7 +153,7 @@ def test_the_mcp_command_line() -> None:
 def test_the_servers_arguments_inside() -> None:
     argv = ["--sandbox", "--workspace=/w", "--network", "maven", "--repository", "http://localhost:81/m2/"]
     argv += ["--cell-time-limit", "5", "--local-repository", "/w/m2"]
-    inner = inner_arguments(argv, Path("/w"))
+    inner = inner_arguments(argv, Path("/w"), inside_url)
     assert inner == [
         "--repository",
         "http://host-loopback.sandbox.invalid:81/m2/",
@@ -162,7 +163,7 @@ def test_the_servers_arguments_inside() -> None:
         "/w/m2",
     ]
     with pytest.raises(SandboxUnavailable, match="--local-repository /elsewhere is outside the workspace /w"):
-        inner_arguments(["--local-repository", "/elsewhere"], Path("/w"))
+        inner_arguments(["--local-repository", "/elsewhere"], Path("/w"), inside_url)
 
 
 def test_with_a_seccomp_filter_sh_opens_it_for_bwrap() -> None:

@@ -18,7 +18,6 @@ from typing import IO, Any
 
 from ...session.bridge import Completion
 from ...session.results import Error, Value
-from ..egress import inside_url
 from ..host import SandboxUnavailable
 from ..layout import SandboxOptions
 from ..sandbox import Sandbox
@@ -77,7 +76,10 @@ class SandboxedSession:
         self._queues[0] = started
         self._reader = threading.Thread(target=self._read, name="sandboxed-session-reader", daemon=True)
         self._reader.start()
-        first = dict(session) | {"stdin": stdin is not None, "repositories": [inside_url(r) for r in repositories]}
+        first = dict(session) | {
+            "stdin": stdin is not None,
+            "repositories": [self._sandbox.url(r) for r in repositories],
+        }
         self._write(first)
         self._wait(started)
 
