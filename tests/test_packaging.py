@@ -120,6 +120,7 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
         f"kotlin_llm_kernel/jars/compiler-plugins/kotlin-serialization-compiler-plugin-embeddable-{version}.jar"
     ]
     assert any(n.endswith("share/jupyter/kernels/kotlin-llm/kernel.json") for n in names)
+    assert any(n.endswith("share/jupyter/kernels/kotlin-llm-sandboxed/kernel.json") for n in names)
     # The MCP server's command (tests/test_mcp.py); papermill finds the Kotlin parameter translator through the
     # papermill.engine entry point (tests/test_papermill.py)
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
