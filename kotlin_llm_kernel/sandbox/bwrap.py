@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .layout import EGRESS_SOCKET, HOSTNAME, INSIDE_HOME, INSIDE_USER, Bind, SandboxOptions
+from .layout import EGRESS_SOCKET, HOSTNAME, INSIDE_HOME, INSIDE_USER, NETWORK_ENV, Bind, SandboxOptions
 
 #: Pieces of /etc the JDK, Python and TLS need (those missing on the host are skipped): the JDK 17 of Debian links
 #: its conf/security to /etc/java-17-openjdk, both JDKs' cacerts to /etc/ssl/certs/java, `java` to alternatives.
@@ -103,7 +103,9 @@ def _limits(options: SandboxOptions) -> list[str]:
     ]
 
 
-def _environment(place: Place, env: Mapping[str, str], host_env: Mapping[str, str]) -> dict[str, str]:
+def _environment(
+    options: SandboxOptions, place: Place, env: Mapping[str, str], host_env: Mapping[str, str]
+) -> dict[str, str]:
     values = {name: host_env[name] for name in ENV_ALLOWED if name in host_env}
     values.setdefault("LANG", "C.UTF-8")
     values |= {
@@ -114,6 +116,7 @@ def _environment(place: Place, env: Mapping[str, str], host_env: Mapping[str, st
         "TMPDIR": "/tmp",
         "PYTHONPATH": os.pathsep.join(place.python_path),
         "PYTHONDONTWRITEBYTECODE": "1",
+        NETWORK_ENV: options.network,
     }
     return values | dict(place.env) | dict(env)
 
@@ -170,7 +173,9 @@ def sandboxed_command(
         command += ["--bind" if bind.writable else "--ro-bind", str(bind.source), bind.target]
     command += ["--chdir", str(place.workspace)]
     command.append("--clearenv")
-    for name, value in sorted(_environment(place, env or {}, os.environ if host_env is None else host_env).items()):
+    for name, value in sorted(
+        _environment(options, place, env or {}, os.environ if host_env is None else host_env).items()
+    ):
         command += ["--setenv", name, value]
     if info_fd is not None:
         command += ["--info-fd", str(info_fd)]

@@ -30,7 +30,7 @@ from traitlets import TraitError
 from ..config.kernel_config import CONFIG_FILE, load
 from .egress import inside_url
 from .host import SandboxUnavailable
-from .layout import NETWORKS, Bind, SandboxOptions
+from .layout import NETWORK_ENV, NETWORKS, Bind, SandboxOptions
 from .sandbox import Sandbox
 from .zmq_relay import ZmqRelay
 
@@ -43,7 +43,7 @@ INNER_CONNECTION_FILE = "connection.json"
 SOCKET_PREFIX = "k"
 #: The settings of the sandbox from the environment (a kernelspec's ``env``), when not given as options.
 ENV_WORKSPACE = "KOTLIN_LLM_SANDBOX_WORKSPACE"
-ENV_NETWORK = "KOTLIN_LLM_SANDBOX_NETWORK"
+ENV_NETWORK = NETWORK_ENV
 #: The kernel's parent inside is the sandbox's first process (pid 1): ipykernel then neither watches for its parent's
 #: end (this launcher's, which bwrap's --die-with-parent covers) nor prints that Ctrl-C will not work.
 PARENT_PID = "JPY_PARENT_PID"

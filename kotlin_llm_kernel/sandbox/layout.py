@@ -19,6 +19,9 @@ RELAY_PORT = 3128
 
 Network = Literal["maven", "none", "all"]
 NETWORKS: tuple[Network, ...] = ("maven", "none", "all")
+#: The variable that names the network mode: set inside, where the engine words a refused download by it (and read by
+#: the kernel launcher outside, from a kernelspec's ``env``).
+NETWORK_ENV = "KOTLIN_LLM_SANDBOX_NETWORK"
 
 MIB = 1024 * 1024
 

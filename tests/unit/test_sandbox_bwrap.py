@@ -76,6 +76,11 @@ def test_the_environment_is_an_allowlist() -> None:
     assert "GITHUB_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
 
 
+@pytest.mark.parametrize("network", ["maven", "none", "all"])
+def test_the_engine_inside_is_told_the_network_mode(network: str) -> None:
+    assert dict(pairs(command(network), "--setenv"))["KOTLIN_LLM_SANDBOX_NETWORK"] == network
+
+
 def test_maven_binds_the_proxy_socket_settings_and_the_jdk_proxy_properties() -> None:
     maven = pairs(command(), "--ro-bind")
     assert (str(RUN / "egress.sock"), "/run/egress.sock") in maven

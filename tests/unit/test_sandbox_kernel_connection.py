@@ -121,11 +121,24 @@ def test_install_puts_the_sandboxed_kernelspec_beside_the_kernel(
 
 
 def test_the_kernel_repositories_reach_the_proxy_and_are_named_for_inside() -> None:
-    listed = '--KotlinKernel.repositories=["http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/"]'
-    settings = parse(["-f", "/c.json", listed, "--KotlinKernel.show_warnings=False"], env={})
+    items = [
+        f"--KotlinKernel.repositories={url}" for url in ("http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/")
+    ]
+    settings = parse(["-f", "/c.json", *items, "--KotlinKernel.show_warnings=False"], env={})
     assert settings.options.repositories == ("http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/")
     assert settings.kernel_arguments == (
         "--KotlinKernel.show_warnings=False",
+        f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:8123/maven/",
+        "--KotlinKernel.repositories=https://repo.example.com/m2/",
+    )
+
+
+def test_a_listed_repository_setting_still_works_and_is_passed_on_as_items() -> None:
+    listed = '--KotlinKernel.repositories=["http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/"]'
+    with pytest.warns(DeprecationWarning, match="for containers is deprecated in traitlets 5.0"):  # traitlets' own
+        settings = parse(["-f", "/c.json", listed], env={})
+    assert settings.options.repositories == ("http://127.0.0.1:8123/maven/", "https://repo.example.com/m2/")
+    assert settings.kernel_arguments == (  # the form the kernel inside reads without a warning
         f"--KotlinKernel.repositories=http://{LOOPBACK_ALIAS}:8123/maven/",
         "--KotlinKernel.repositories=https://repo.example.com/m2/",
     )
