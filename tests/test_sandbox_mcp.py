@@ -165,6 +165,17 @@ def test_each_escape_fails_in_the_sandbox_and_the_session_keeps_its_state(
     assert content(found[f"{escape.name}/before"])["value"] == "7"
 
 
+@pytest.mark.parametrize("name", ["host_loopback_server", "resolved_name"])
+def test_a_refused_connection_says_the_sandbox_limits_the_network(
+    name: str, sandboxed: tuple[Facts, dict[str, Any]]
+) -> None:
+    _, found = sandboxed
+    assert content(found[name])["error"].splitlines()[-1] == (
+        "hint: the sandbox limits the network (--network maven): only the session's Maven repositories are reachable, "
+        "through its proxy; start the session with --network all to open the network"
+    )
+
+
 def test_system_exit_is_refused_with_and_without_the_sandbox(
     unsandboxed: tuple[Facts, dict[str, Any]], sandboxed: tuple[Facts, dict[str, Any]]
 ) -> None:
@@ -202,10 +213,11 @@ def test_network_maven_reaches_the_sessions_repositories_only(repository: str) -
     assert content(latest)["resolved_versions"] == {"com.example:greeter": "1.1"}
     assert content(used)["value"] == "1.1"
     assert content(elsewhere)["status"] == "error"
-    # the engine's words for the proxy's 403 (the proxy's own text says what the sandbox allows)
-    assert content(elsewhere)["error"].startswith(
-        "snippet3.kts:2:1: error: Cannot resolve 'com.example:x:1.0': https://example.com/maven/ denied access "
-        "(HTTP 403)"
+    # the engine's words for the proxy's 403: told by the sandbox (KOTLIN_LLM_SANDBOX_NETWORK) what refused it
+    assert content(elsewhere)["error"].splitlines()[0] == (
+        "snippet3.kts:2:1: error: Cannot resolve 'com.example:x:1.0': the sandbox refused https://example.com/maven/ "
+        "(--network maven reaches only the session's Maven repositories); configure it for the session (--repository "
+        "URL) or start the session with --network all"
     )
 
 

@@ -1,6 +1,7 @@
 package org.kotlinllm.script
 
 import org.kotlinllm.script.dependencies.DependencySettings
+import org.kotlinllm.script.dependencies.SANDBOX_NETWORK_ENV
 import java.nio.file.Path
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
@@ -26,6 +27,6 @@ public data class SessionConfiguration(
     val mavenSettings: Path? = null,
 )
 
-/** What of the configuration the resolution of `@file:DependsOn` uses. */
+/** What of the configuration the resolution of `@file:DependsOn` uses, with the network mode of a sandbox around it. */
 internal fun SessionConfiguration.dependencySettings(): DependencySettings =
-    DependencySettings(localRepository, defaultRepositories, resolutionTimeout, mavenSettings)
+    DependencySettings(localRepository, defaultRepositories, resolutionTimeout, mavenSettings, System.getenv(SANDBOX_NETWORK_ENV))

@@ -24,10 +24,17 @@ internal class DeclaredAnnotations(
     }
 }
 
-/** The settings of dependency resolution: where artifacts go, the default repositories, the timeout, Maven's settings. */
+/**
+ * The settings of dependency resolution: where artifacts go, the default repositories, the timeout, Maven's settings,
+ * and the network mode of the sandbox the session runs in ([SANDBOX_NETWORK_ENV]; null: none), which words a refusal.
+ */
 internal class DependencySettings(
     val localRepository: Path,
     val defaultRepositories: List<String>,
     val resolutionTimeout: Duration,
     val mavenSettings: Path?,
+    val sandboxNetwork: String? = null,
 )
+
+/** The variable a kotlin-llm sandbox sets inside to its network mode (`maven`, `none`, `all`). */
+internal const val SANDBOX_NETWORK_ENV: String = "KOTLIN_LLM_SANDBOX_NETWORK"

@@ -48,6 +48,7 @@ internal class SessionDependencies(
     )
     private val settingsFile = configuration.mavenSettings
     private val defaultRepositories = configuration.defaultRepositories
+    private val sandboxNetwork = configuration.sandboxNetwork
     private val hostLibraries = HostLibraries(hostClassLoader)
     private val metadata = MetadataVersions(timeout)
     private val watchdog = SilenceWatchdog(timeout + WATCHDOG_GRACE)
@@ -186,6 +187,7 @@ internal class SessionDependencies(
                     repository ?: "the repository",
                     failure.repositoryId ?: "?",
                     failure.status ?: 0,
+                    sandboxNetwork,
                 )
                 FailureKind.OTHER -> Messages.failed(root, repository, failure.cause)
             }

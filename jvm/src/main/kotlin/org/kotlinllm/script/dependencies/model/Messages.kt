@@ -44,9 +44,18 @@ internal object Messages {
     fun timedOut(subject: String, repository: String, timeout: Duration): String =
         "Cannot resolve '$subject': $repository did not answer within ${seconds(timeout)}"
 
-    fun denied(subject: String, repository: String, repositoryId: String, status: Int): String =
-        "Cannot resolve '$subject': $repository denied access (HTTP $status); " +
-            "give its credentials in a <server> with the id '$repositoryId' of the Maven settings"
+    /**
+     * [repository] answered [status]; in a sandbox of network mode `maven` ([sandboxNetwork]) a 403 is its egress
+     * proxy's refusal of a repository the session was not configured with (the proxy answers nothing else).
+     */
+    fun denied(subject: String, repository: String, repositoryId: String, status: Int, sandboxNetwork: String? = null): String =
+        if (sandboxNetwork == "maven" && status == 403) {
+            "Cannot resolve '$subject': the sandbox refused $repository (--network maven reaches only the session's " +
+                "Maven repositories); configure it for the session (--repository URL) or start the session with --network all"
+        } else {
+            "Cannot resolve '$subject': $repository denied access (HTTP $status); " +
+                "give its credentials in a <server> with the id '$repositoryId' of the Maven settings"
+        }
 
     fun settingsMissing(file: String): String = "Cannot resolve dependencies: the Maven settings file $file does not exist"
 

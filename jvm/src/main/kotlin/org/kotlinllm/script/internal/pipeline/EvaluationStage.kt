@@ -1,12 +1,14 @@
 package org.kotlinllm.script.internal.pipeline
 
 import io.github.oshai.kotlinlogging.KotlinLogging
+import org.kotlinllm.script.dependencies.SANDBOX_NETWORK_ENV
 import org.kotlinllm.script.diagnostics.DiagnosticRenderer
 import org.kotlinllm.script.internal.bytecode.ValueClasses
 import org.kotlinllm.script.internal.compiler.Evaluation
 import org.kotlinllm.script.internal.compiler.ReplCompilerHost
 import org.kotlinllm.script.internal.compiler.source.ShadowingImports
 import org.kotlinllm.script.internal.report.OutOfMemoryHint
+import org.kotlinllm.script.internal.report.SandboxNetworkHint
 import org.kotlinllm.script.internal.report.SnippetSources
 import org.kotlinllm.script.internal.report.StackTraceRenderer
 import org.kotlinllm.script.internal.routing.StopGate
@@ -33,6 +35,9 @@ internal class EvaluationStage(
     private val stopGate: StopGate,
 ) : AutoCloseable {
     private val inlineClassFiles = InlineClassFiles(compilerHost)
+
+    /** The network mode of the kotlin-llm sandbox the session runs in (null outside one), for [SandboxNetworkHint]. */
+    private val sandboxNetwork: String? = System.getenv(SANDBOX_NETWORK_ENV)
 
     fun evaluate(compiled: CompiledSnippet): Evaluated {
         val read = compiled.read
@@ -69,6 +74,7 @@ internal class EvaluationStage(
                 val report = buildString {
                     append(stackTraces.render(evaluation.error))
                     OutOfMemoryHint.of(evaluation.error, symbols::values)?.let { append("\nhint: ").append(it) }
+                    SandboxNetworkHint.of(evaluation.error, sandboxNetwork)?.let { append("\nhint: ").append(it) }
                     val notes = (compiled.source.versionNotes - read.magicNotes.toSet()).map {
                         DiagnosticRenderer.render(read.fileName, read.shown, it)
                     }
