@@ -112,7 +112,7 @@ internal class SessionDependencies(
             }
             val repositories = (state.repositories + newRepositories).ifEmpty { defaultRepositories }
                 .ifEmpty { listOf(backend.centralUrl) }
-            val lookup = LatestVersionLookup(metadata, LatestVersionRule(backend.versionOrder), timeout)
+            val lookup = LatestVersionLookup(metadata, LatestVersionRule(backend.versionOrder), timeout, sandboxNetwork)
             val artifacts = dependencies.flatMap { (coordinates, range) ->
                 val versioned = withVersion(coordinates, range, repositories, lookup) ?: return@flatMap emptyList()
                 Requested(versioned, range).resolvedAs(resolveOne(backend, versioned, range, repositories))

@@ -16,6 +16,8 @@ internal class LatestVersionLookup(
     private val metadata: MetadataVersions,
     private val rule: LatestVersionRule,
     private val timeout: Duration,
+    /** The network mode of the sandbox the session runs in (null: none), which words a refusal. */
+    private val sandboxNetwork: String? = null,
 ) {
     fun choose(coordinates: MavenCoordinates, repositories: List<String>): VersionChoice {
         val module = coordinates.module
@@ -28,6 +30,11 @@ internal class LatestVersionLookup(
         val message = when (failure.kind) {
             FailureKind.UNREACHABLE -> Messages.unreachable(module, failure.repository, failure.cause)
             FailureKind.TIMEOUT -> Messages.timedOut(module, failure.repository, timeout)
+            FailureKind.DENIED -> if (sandboxNetwork == "maven" && failure.cause.contains("403")) {
+                Messages.denied(module, failure.repository, failure.repository, 403, sandboxNetwork)
+            } else {
+                Messages.failed(module, failure.repository, failure.cause)
+            }
             else -> Messages.failed(module, failure.repository, failure.cause)
         }
         return VersionChoice.Unavailable(message)

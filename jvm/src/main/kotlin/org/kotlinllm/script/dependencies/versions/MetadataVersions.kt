@@ -69,6 +69,7 @@ internal class MetadataVersions(private val timeout: Duration) {
             when (response.statusCode()) {
                 200 -> parse(repository, response.body())
                 404, 410 -> MetadataAnswer.NotFound(repository)
+                401, 403 -> MetadataAnswer.Failed(repository, FailureKind.DENIED, "HTTP ${response.statusCode()} for $uri")
                 else -> MetadataAnswer.Failed(repository, FailureKind.OTHER, "HTTP ${response.statusCode()} for $uri")
             }
         }
@@ -91,6 +92,9 @@ internal class MetadataVersions(private val timeout: Duration) {
         val unreachable = chain.firstOrNull { it is ConnectException || it is UnknownHostException }
         return when {
             connectTimeout != null -> MetadataAnswer.Failed(repository, FailureKind.UNREACHABLE, "connect timed out")
+            // an HTTPS proxy's refusal of the tunnel (the sandbox's egress proxy answers 403 to a host it does not allow)
+            chain.any { messageOf(it)?.startsWith(TUNNEL_REFUSED) == true } ->
+                MetadataAnswer.Failed(repository, FailureKind.DENIED, "$TUNNEL_REFUSED 403")
             timeout != null -> MetadataAnswer.Failed(repository, FailureKind.TIMEOUT, "no answer")
             // the JDK's client throws a ConnectException without message (caused by a ClosedChannelException) when refused
             unreachable != null -> MetadataAnswer.Failed(
@@ -135,6 +139,8 @@ internal class MetadataVersions(private val timeout: Duration) {
     }
 
     private companion object {
+        /** The JDK client's message when a proxy refuses a CONNECT: `Tunnel failed, got: 403`. */
+        const val TUNNEL_REFUSED = "Tunnel failed, got:"
         const val GRACE_MILLIS = 1_000L
         const val MAX_CAUSES = 20
 
