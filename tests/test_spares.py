@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,10 @@ from kotlin_llm_kernel.spares.pool import Pool, Record
 from kernel_client import STARTUP_TIMEOUT, collect, execute, read_until
 
 #: Generous: a spare starts and warms a JVM and the compiler while other kernels run on two cores.
-SPARE_DEADLINE = 300.0
+SPARE_DEADLINE = 240.0
+#: The kernelspec of each test pool.
+KERNELS = {name: f"kotlin-llm-{name}-test" for name in ("warm", "brief", "capped", "off")}
+pytestmark = pytest.mark.timeout(900)
 
 
 def _install(jupyter_dir: Path, name: str, config: dict[str, Any]) -> None:
@@ -37,15 +43,18 @@ def _install(jupyter_dir: Path, name: str, config: dict[str, Any]) -> None:
 
 @pytest.fixture(scope="module")
 def pools(jupyter_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pool]]:
-    """Two warm kernels, each with a pool of its own: ``warm`` (spares start at once, idle 10 minutes) and ``brief``
-    (idle 3 seconds). At the end every spare is stopped and no kernel or spawner of theirs is left."""
-    directories = {name: tmp_path_factory.mktemp(f"pool-{name}") for name in ("warm", "brief")}
+    """Warm kernels, each with a pool of its own: ``warm`` (spares start at once, idle 10 minutes), ``brief`` (idle 3
+    seconds), ``capped`` (a memory ceiling below one spare) and ``off`` (no spares). At the end every spare is stopped
+    and no kernel or spawner of theirs is left."""
+    directories = {name: tmp_path_factory.mktemp(f"pool-{name}") for name in ("warm", "brief", "capped", "off")}
     _install(jupyter_dir, "kotlin-llm-warm-test", {"pool_dir": str(directories["warm"]), "refill_delay": 0})
     _install(
         jupyter_dir,
         "kotlin-llm-brief-test",
         {"pool_dir": str(directories["brief"]), "refill_delay": 0, "idle_timeout": 3},
     )
+    _install(jupyter_dir, "kotlin-llm-capped-test", {"pool_dir": str(directories["capped"]), "memory_ceiling": 300})
+    _install(jupyter_dir, "kotlin-llm-off-test", {"pool_dir": str(directories["off"]), "pool_size": 0})
     pools = {name: Pool(directory) for name, directory in directories.items()}
     yield pools
     for pool in pools.values():
@@ -73,9 +82,12 @@ def _gone(pid: int) -> bool:
 
 
 def _ready(pool: Pool, count: int = 1) -> list[Record]:
-    return _wait(
-        f"{count} ready spare(s) in {pool.directory}", lambda: (r := pool.records("ready")) and len(r) >= count and r
-    )
+    """The ready spares of ``pool`` once there are ``count``; when none is ready or starting (this test runs alone),
+    a start of its kernel makes one."""
+    if not pool.records("starting", "ready"):
+        with closing(Started(KERNELS[pool.directory.name.rstrip("0123456789").removeprefix("pool-")])) as primer:
+            assert primer.spare is False
+    return _wait(f"{count} ready spare(s) in {pool.directory}", lambda: len(r := pool.records("ready")) >= count and r)
 
 
 def _env(**more: str) -> dict[str, str]:
@@ -217,6 +229,8 @@ def test_interrupt_and_shutdown_work_on_a_handed_out_spare(pools: dict[str, Pool
     _ready(pools["warm"])
     kernel = _start(started)
     assert kernel.spare and kernel.km.kernel_spec.interrupt_mode == "message"  # type: ignore[union-attr]
+    spare = kernel.km.provisioner.spare  # type: ignore[union-attr]
+    assert spare is not None and spare.pid == kernel.pid
     msg_id = kernel.kc.execute('println("sleeping"); Thread.sleep(60000)')
     seen = read_until(kernel.kc, msg_id, "sleeping")
     kernel.km.interrupt_kernel()
@@ -228,6 +242,9 @@ def test_interrupt_and_shutdown_work_on_a_handed_out_spare(pools: dict[str, Pool
     kernel.km.shutdown_kernel(now=False)
     assert not kernel.km.is_alive()
     _wait(f"the spare's kernel (pid {pid}) to end", lambda: _gone(pid), 60)
+    spawner = int(spare.data["spawner_pid"])
+    _wait("its spawner to end, its record gone", lambda: _gone(spawner), 60)
+    assert spare.id not in [r.id for r in pools["warm"].records()]
 
 
 def test_after_the_idle_time_no_spare_is_left(pools: dict[str, Pool], started: list[Started]) -> None:
@@ -239,3 +256,45 @@ def test_after_the_idle_time_no_spare_is_left(pools: dict[str, Pool], started: l
     _wait("the idle spare and its spawner to end", lambda: _gone(spare.pid) and _gone(spawner), 60)  # type: ignore[arg-type]
     assert pool.records() == []
     assert execute(kernel.kc, "1 + 1").result == "2"
+
+
+def test_a_handed_out_kernel_ends_when_its_client_dies_without_shutting_it_down(
+    pools: dict[str, Pool], started: list[Started]
+) -> None:
+    spare = _ready(pools["warm"])[0]
+    client = subprocess.Popen(
+        [sys.executable, "-c", CLIENT],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert client.stdout is not None
+        assert client.stdout.readline().split() == ["spare", str(spare.pid)]
+    finally:
+        client.kill()  # no shutdown: the spare is no child of the client, and has no JPY_PARENT_PID to watch it
+        client.wait()
+    _wait(f"the kernel of the dead client (pid {spare.pid}) to end", lambda: _gone(spare.pid), 60)  # type: ignore[arg-type]
+    _wait("its record to go", lambda: spare.id not in [r.id for r in pools["warm"].records()], 60)
+
+
+#: A client process that starts a warm kernel and says whether it got a spare, then waits to be killed.
+CLIENT = """
+import time
+from jupyter_client.manager import KernelManager
+km = KernelManager(kernel_name="kotlin-llm-warm-test")
+km.start_kernel()
+print("spare" if km.provisioner.spare is not None else "cold", km.provisioner.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_no_spare_past_the_memory_ceiling_nor_with_a_pool_size_of_zero(
+    pools: dict[str, Pool], started: list[Started]
+) -> None:
+    capped = _start(started, "kotlin-llm-capped-test")
+    off = _start(started, "kotlin-llm-off-test")
+    assert [execute(kernel.kc, "1 + 1").result for kernel in (capped, off)] == ["2", "2"]
+    assert (capped.spare, off.spare) == (False, False)
+    assert pools["capped"].records() == [] and pools["off"].records() == []
+    assert not (pools["off"].directory / "ready").exists(), "the pool is not even looked at"

@@ -55,7 +55,7 @@ class Spawner:
             while not self.stop.is_set() and failures < MAX_FAILURES:
                 outcome = self.serve()
                 _log(f"spare {self.id}: {outcome}")
-                if outcome in ("ended", "retired"):
+                if outcome.startswith(("ended", "retired")):  # else it died unclaimed: a new one in its place
                     return
                 failures += 1
         finally:
