@@ -298,3 +298,22 @@ def test_no_spare_past_the_memory_ceiling_nor_with_a_pool_size_of_zero(
     assert (capped.spare, off.spare) == (False, False)
     assert pools["capped"].records() == [] and pools["off"].records() == []
     assert not (pools["off"].directory / "ready").exists(), "the pool is not even looked at"
+
+
+def test_the_pool_command_shows_and_stops_the_spares(pools: dict[str, Pool]) -> None:
+    spare = _ready(pools["warm"])[0]
+    command = [sys.executable, "-m", "kotlin_llm_kernel", "pool", "--dir", str(pools["warm"].directory)]
+    shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert shown[0] == f"Spares in {pools['warm'].directory}:"
+    assert any(line.startswith(f"{spare.id}  ready     pid {spare.pid}") for line in shown[1:]), shown
+    ready = [r.id for r in pools["warm"].records("starting", "ready")]
+    stopped = subprocess.run([*command[:-2], "stop", *command[-2:]], capture_output=True, text=True, check=True)
+    said, ids = stopped.stdout.rstrip("\n").split(": ")
+    assert (said, sorted(ids.split(", "))) == (
+        f"Stopped {len(ready)} spare{'s' if len(ready) != 1 else ''}",
+        sorted(ready),
+    )
+    assert _gone(spare.pid)  # type: ignore[arg-type]
+    assert pools["warm"].records("starting", "ready") == []
+    listed = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert listed == f"No spares in {pools['warm'].directory}\n"
