@@ -255,6 +255,7 @@ def test_after_the_idle_time_no_spare_is_left(pools: dict[str, Pool], started: l
     spawner = int(spare.data["spawner_pid"])
     _wait("the idle spare and its spawner to end", lambda: _gone(spare.pid) and _gone(spawner), 60)  # type: ignore[arg-type]
     assert pool.records() == []
+    assert not pool.log_file(spare.id).exists(), "a spare that ended as it should leaves no log"
     assert execute(kernel.kc, "1 + 1").result == "2"
 
 

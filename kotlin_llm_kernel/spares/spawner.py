@@ -56,6 +56,7 @@ class Spawner:
                 outcome = self.serve()
                 _log(f"spare {self.id}: {outcome}")
                 if outcome.startswith(("ended", "retired")):  # else it died unclaimed: a new one in its place
+                    self.pool.log_file(self.id).unlink(missing_ok=True)  # kept only to tell why a spare failed
                     return
                 failures += 1
         finally:
