@@ -1,5 +1,5 @@
 """``python -m kotlin_llm_kernel [-f CONNECTION_FILE]`` runs the kernel; ``python -m kotlin_llm_kernel install``
-installs its kernelspec."""
+installs its kernelspec; ``python -m kotlin_llm_kernel pool [list | stop]`` shows or stops the warm spares."""
 
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ def main(argv: list[str] | None = None) -> None:
         from .install import main as install
 
         install(args[1:])
+        return
+    if args and args[0] == "pool":
+        from .spares.command import main as pool
+
+        pool(args[1:])
         return
     from .jvm.malloc_arenas import limit_arenas
 

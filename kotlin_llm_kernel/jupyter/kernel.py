@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sys
 import threading
@@ -168,6 +169,8 @@ class KotlinKernel(Kernel, KotlinKernelSettings):
     def kernel_info(self) -> dict[str, Any]:
         info: dict[str, Any] = super().kernel_info
         info["supported_features"] = []  # no debugger, no subshells
+        # whether a pool started this kernel before anyone asked, and a provisioner handed it to its client
+        info["kotlin_llm"] = {"spare": os.environ.get(early.ENV_SPARE) == "1"}
         return info
 
     # --- requests: each gets a reply, whatever its content ---

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from .bridge import EngineSession
 
 ENV_EARLY_START = "KOTLIN_LLM_EARLY_START"
+#: Set to 1 in a warm spare's environment by the pool that starts it (:mod:`kotlin_llm_kernel.spares`): the engine
+#: compiles an unnumbered warm-up snippet when its session starts, and kernel_info says the kernel was a spare.
+ENV_SPARE = "KOTLIN_LLM_SPARE"
 
 
 @dataclass(frozen=True)

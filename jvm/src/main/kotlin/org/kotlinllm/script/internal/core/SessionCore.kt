@@ -128,6 +128,8 @@ internal class SessionCore(
             pipeline = started
             val result = started.run("session_$id.kts", prelude).result
             if (result is RunResult.Error) startFailure = "the provided properties could not be declared:\n${result.message}"
+            // a warm spare compiles a first snippet here, unnumbered and before the hooks: its user's first cell stays 1
+            if (SPARE_WARM_UP && startFailure == null) started.run("warmup_$id.kts", SPARE_WARM_UP_SNIPPET)
             attachJupyterApi(started)
         } catch (e: Throwable) {
             logger.error(e) { "session $id could not start its compiler" }
@@ -317,6 +319,13 @@ internal class SessionCore(
     private companion object {
         /** `-Dkotlinllm.completion.warmUp=false` leaves the completion's warm-up out (to measure what it saves). */
         val WARM_UP_COMPLETION = System.getProperty("kotlinllm.completion.warmUp") != "false"
+
+        /**
+         * A warm spare (`KOTLIN_LLM_SPARE=1`, set by the pool that starts it) compiles [SPARE_WARM_UP_SNIPPET] when
+         * it starts: lambdas and collections, what a first cell most often needs, without a declaration.
+         */
+        val SPARE_WARM_UP = System.getenv("KOTLIN_LLM_SPARE") == "1"
+        const val SPARE_WARM_UP_SNIPPET = "listOf(3, 1, 2).map { it * 2 }.filter { it > 1 }.sorted().sum()"
 
         /** How long the session idles before the warm-up starts: the next cell of a notebook run top to bottom comes sooner. */
         const val WARM_UP_IDLE_MILLIS = 300L
