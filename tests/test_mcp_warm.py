@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import threading
 import time
@@ -22,6 +23,8 @@ from kotlin_llm_kernel.jvm.cds import ENV_CDS
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
+
+from sandbox_escapes import open_directory, require_sandbox
 
 SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
 #: Seconds for a call, or for the session to be ready: a cold start on a loaded machine.
@@ -99,8 +102,24 @@ def server_process() -> psutil.Process:
     return found[0]
 
 
+def alive(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """Those of ``processes`` still running: a zombie has ended (its memory, a JVM's too, is freed) and only waits for
+    its parent, or init once that parent ended, to read its exit status."""
+
+    def running(process: psutil.Process) -> bool:
+        try:
+            return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    return [process for process in processes if running(process)]
+
+
 def talk(
-    steps: Callable[[ClientSession], Awaitable[T]], log: ServerLog, arguments: Sequence[str] = ()
+    steps: Callable[[ClientSession], Awaitable[T]],
+    log: ServerLog,
+    arguments: Sequence[str] = (),
+    cwd: Path | None = None,
 ) -> tuple[T, list[psutil.Process]]:
     """Starts a server, runs ``steps`` against it over stdio, and ends it: what ``steps`` returned, and the server with
     the processes it started, as seen just before it was told to end."""
@@ -110,7 +129,7 @@ def talk(
         # class-data sharing, whose archive a first JVM would build in the background (a second JVM, compiling a
         # training session, on the machine's cores while the first run is timed).
         environment = dict(os.environ) | {ENV_CDS: "0"}
-        parameters = StdioServerParameters(command=str(SERVER), args=list(arguments), env=environment)
+        parameters = StdioServerParameters(command=str(SERVER), args=list(arguments), env=environment, cwd=cwd)
         async with stdio_client(parameters, errlog=log.stream) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             found = await steps(session)
@@ -230,5 +249,30 @@ def test_the_server_ends_with_no_jvm_left_even_while_sessions_start() -> None:
         with server_log() as log:
             _, processes = talk(steps, log)
         assert log.lines[-1] == ENDS, log.lines  # it ended by itself, not killed by the client
-        left = [p for p in processes if p.is_running()]  # the server, the JVM in it, and whatever it started
-        assert left == [], left
+        assert alive(processes) == []  # the server, the JVM in it, and whatever it started
+
+
+def test_in_the_sandbox_the_session_starts_inside_with_the_server_and_restart_takes_the_spare() -> None:
+    require_sandbox()
+    parent = open_directory()
+
+    async def steps(session: ClientSession) -> tuple[CallToolResult, CallToolResult, CallToolResult]:
+        await log.until(SESSION_READY)  # the server inside the sandbox started it before any call
+        first = await call(session, "run", code="val x = 41\nx + 1")
+        await log.until(SPARE_READY)
+        restarted = await call(session, "restart")
+        return first, restarted, await call(session, "run", code="x")
+
+    arguments = ["--sandbox", "--network", "none", "--workspace", str(parent / "workspace")]
+    try:
+        with server_log() as log:
+            (first, restarted, after), processes = talk(steps, log, arguments, parent)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+    assert log.wait_for(STARTING_AHEAD) < log.wait_for(SESSION_READY)
+    value(first, "snippet1.kts", "42")
+    assert restarted.structured_content == {"snippets_lost": 1}
+    log.wait_for(TOOK_READY_SPARE)
+    unresolved(after, "x")
+    assert log.lines[-1] == ENDS, log.lines
+    assert alive(processes) == []  # the launcher, bwrap, the server inside and its JVM

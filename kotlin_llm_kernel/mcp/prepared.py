@@ -4,7 +4,9 @@ compiler warm.
 
 The warm-up is a :meth:`.ScriptSession.check`: a compilation that declares nothing, runs nothing and leaves the next
 snippet its number. It exercises what a first cell usually needs (lambdas, collections), which the session's own
-start (its unnumbered prelude) does not.
+start (its unnumbered prelude) does not. Then a completion, which changes nothing either: without it, the engine's
+own completion warm-up, which starts once the session idles, would still be under way when a call comes right after
+the session is ready, and that call would wait for it (measured: 0.67 s instead of 0.08 s for a first run).
 """
 
 from __future__ import annotations
@@ -28,13 +30,17 @@ class JvmSettings:
 
 #: Compiled (never run) once a session has started: a declaration-free expression with lambdas and collections.
 WARM_UP = "listOf(3, 1, 2).map { it * 2 }.filter { it > 1 }.sorted().sum()"
+#: Completed at its end once :data:`WARM_UP` compiled.
+COMPLETION_WARM_UP = '"abc".'
 
 
 def warmed(options: SessionOptions, jvm: JvmSettings) -> ScriptSession:
-    """A started session whose compiler has compiled :data:`WARM_UP` (a failed start shows on the first call)."""
+    """A started session whose compiler has compiled :data:`WARM_UP` and completed :data:`COMPLETION_WARM_UP` (a
+    failed start shows on the first call)."""
     start_jvm(jvm_options=jvm.jvm_options, max_heap=jvm.max_heap)
     session = ScriptSession(options=options)
-    session.check(WARM_UP)
+    if session.check(WARM_UP).ok:  # else the compiler did not start: the first call says so
+        session.complete(COMPLETION_WARM_UP, len(COMPLETION_WARM_UP))
     return session
 
 
