@@ -65,7 +65,9 @@ class KotlinSession:
         def ready(seconds: float) -> None:
             self._log(f"{what} is ready ({seconds:.1f} s)")
 
-        return Preparation(lambda: warmed(self._options, self._jvm), f"kotlin-llm-mcp-{what.split()[-1]}", ready)
+        return Preparation(
+            lambda wanted: warmed(self._options, self._jvm, wanted), f"kotlin-llm-mcp-{what.split()[-1]}", ready
+        )
 
     def start(self) -> None:
         """Starts preparing the session in the background, when sessions are prepared ahead (else: nothing)."""

@@ -6,7 +6,8 @@ The warm-up is a :meth:`.ScriptSession.check`: a compilation that declares nothi
 snippet its number. It exercises what a first cell usually needs (lambdas, collections), which the session's own
 start (its unnumbered prelude) does not. Then a completion, which changes nothing either: without it, the engine's
 own completion warm-up, which starts once the session idles, would still be under way when a call comes right after
-the session is ready, and that call would wait for it (measured: 0.67 s instead of 0.08 s for a first run).
+the session is ready, and that call would wait for it (measured: 0.67 s instead of 0.08 s for a first run). A call
+already waiting for the session goes first: the completion is then left out.
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ WARM_UP = "listOf(3, 1, 2).map { it * 2 }.filter { it > 1 }.sorted().sum()"
 COMPLETION_WARM_UP = '"abc".'
 
 
-def warmed(options: SessionOptions, jvm: JvmSettings) -> ScriptSession:
+def warmed(options: SessionOptions, jvm: JvmSettings, wanted: threading.Event) -> ScriptSession:
     """A started session whose compiler has compiled :data:`WARM_UP` and completed :data:`COMPLETION_WARM_UP` (a
-    failed start shows on the first call)."""
+    failed start shows on the first call); without the completion once ``wanted`` is set (a call waits)."""
     start_jvm(jvm_options=jvm.jvm_options, max_heap=jvm.max_heap)
     session = ScriptSession(options=options)
-    if session.check(WARM_UP).ok:  # else the compiler did not start: the first call says so
+    if session.check(WARM_UP).ok and not wanted.is_set():  # not ok: the compiler did not start (the call says so)
         session.complete(COMPLETION_WARM_UP, len(COMPLETION_WARM_UP))
     return session
 
@@ -48,8 +49,12 @@ class Preparation:
     """A session being made by ``make`` on a daemon thread; ``ready`` is called with the seconds it took once it is
     ready (not on a failure, which :meth:`session` raises)."""
 
-    def __init__(self, make: Callable[[], ScriptSession], name: str, ready: Callable[[float], None]) -> None:
+    def __init__(
+        self, make: Callable[[threading.Event], ScriptSession], name: str, ready: Callable[[float], None]
+    ) -> None:
         self._future: Future[ScriptSession] = Future()
+        #: Set when a call waits for the session (``make`` may then cut its warm-up short).
+        self.wanted = threading.Event()
         #: Set when a call that used the session ended.
         self.used = threading.Event()
         self._discarded = False
@@ -58,7 +63,7 @@ class Preparation:
 
         def prepare() -> None:
             try:
-                session = make()
+                session = make(self.wanted)
             except BaseException as error:  # noqa: BLE001 - the call that waits for the session raises it
                 self._future.set_exception(error)
                 return
@@ -84,6 +89,7 @@ class Preparation:
 
     def session(self) -> ScriptSession:
         """The session, waiting until it is ready; raises what its start raised."""
+        self.wanted.set()
         return self._future.result()
 
     def wait(self) -> bool:
