@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..api import SessionOptions
+from ..jvm.jvm import exit_now
 from ..sandbox.layout import NETWORKS, SandboxOptions
 from .bounded import TEXT_LIMIT
 from .kotlin_session import JvmSettings
@@ -26,13 +27,16 @@ class ServerSettings:
     http_port: int | None = None
     #: Run inside a sandbox (``--sandbox``); None: not sandboxed.
     sandbox: SandboxOptions | None = None
+    #: Prepare sessions ahead: the session at the server's start, a spare for ``restart`` (off: ``--no-spare``).
+    spare: bool = True
 
 
 def parse(argv: list[str]) -> ServerSettings:
     """The server's settings from the command line, named as the kernel's settings are."""
     parser = argparse.ArgumentParser(
         prog="kotlin-llm-mcp",
-        description="An MCP server running Kotlin in one session (started on the first call), over stdio by default.",
+        description="An MCP server running Kotlin in one session (started with the server, in the background), over "
+        "stdio by default.",
     )
     parser.add_argument(
         "--repository",
@@ -59,6 +63,12 @@ def parse(argv: list[str]) -> ServerSettings:
         default=TEXT_LIMIT,
         metavar="N",
         help=f"characters of a value, stdout or stderr a result carries; the rest is in a file (default {TEXT_LIMIT})",
+    )
+    parser.add_argument(
+        "--no-spare",
+        action="store_true",
+        help="prepare no session ahead: the session starts on the first call, and after restart() on the next call "
+        "(default: it starts with the server, and a spare session waits for restart(); an idle spare costs memory)",
     )
     parser.add_argument("--http", type=int, metavar="PORT", help=f"serve streamable HTTP on {LOOPBACK}:PORT/mcp")
     parser.add_argument(
@@ -98,7 +108,7 @@ def parse(argv: list[str]) -> ServerSettings:
         echo=False,  # the process's stdout may be the MCP channel; what a snippet prints is in its result
     )
     jvm = JvmSettings(max_heap=args.max_heap, jvm_options=tuple(args.jvm_option))
-    return ServerSettings(options, jvm, args.max_output_chars, args.http, sandbox)
+    return ServerSettings(options, jvm, args.max_output_chars, args.http, sandbox, spare=not args.no_spare)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -108,19 +118,27 @@ def main(argv: list[str] | None = None) -> None:
         from .sandboxed import main_sandboxed
 
         main_sandboxed(arguments, settings.sandbox)
+    from .kotlin_session import KotlinSession, log_to_stderr
+
+    # Started before the SDK is imported, whose import it overlaps; the server answers while it goes on.
+    kotlin = KotlinSession(settings.options, settings.jvm, ahead=settings.spare)
+    kotlin.start()
     try:
         from .server import build_server
     except ModuleNotFoundError as error:
         if error.name is None or error.name.split(".")[0] not in ("mcp", "mcp_types"):
             raise
-        sys.exit("kotlin-llm-mcp: the MCP SDK is not installed: pip install 'kotlin-llm-kernel[mcp]'")
-    from .kotlin_session import KotlinSession
-
-    server = build_server(KotlinSession(settings.options, settings.jvm), settings.text_limit)
+        print("kotlin-llm-mcp: the MCP SDK is not installed: pip install 'kotlin-llm-kernel[mcp]'", file=sys.stderr)
+        exit_now(1)
+    server = build_server(kotlin, settings.text_limit)
     if settings.http_port is None:
         server.run("stdio")
     else:
         server.run("streamable-http", host=LOOPBACK, port=settings.http_port)
+    kotlin.close()
+    log_to_stderr("the server ends")
+    # At once: a session still starting (a JVM thread inside JPype) must not race Python's finalization.
+    exit_now(0)
 
 
 if __name__ == "__main__":

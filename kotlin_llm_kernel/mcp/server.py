@@ -161,8 +161,8 @@ def build_server(session: KotlinSession | None = None, text_limit: int = TEXT_LI
 
     @server.tool()
     def restart() -> Annotated[CallToolResult, RestartResult]:
-        """Closes the Kotlin session and starts a fresh one on the next call: every declaration and library added
-        is lost."""
+        """Closes the Kotlin session and gives a fresh one (prepared in the background, so usually at once; the
+        next call waits for it if not): every declaration and library added is lost, the next run is snippet 1."""
         lost = kotlin.restart()
         return CallToolResult(
             content=[TextContent(type="text", text=f"Restarted: the {lost} snippets of the old session are lost.")],
