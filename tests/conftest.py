@@ -17,6 +17,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from sandbox_escapes import SECRET, SECRET_NAME  # noqa: E402
+
+# The sandbox's escape "an environment secret" (tests/test_sandbox_api.py) reads it without the sandbox in this
+# process's JVM, whose environment is fixed when the first test starts it: it is set before any test runs.
+os.environ[SECRET_NAME] = SECRET
+
 from kotlin_llm_kernel.install import install, kernel_spec  # noqa: E402
 
 _JUPYTER = Path(tempfile.mkdtemp(prefix="kotlin-llm-tests-"))
