@@ -1,5 +1,7 @@
 """``python -m kotlin_llm_kernel [-f CONNECTION_FILE]`` runs the kernel; ``python -m kotlin_llm_kernel install``
-installs its kernelspec; ``python -m kotlin_llm_kernel pool [list | stop]`` shows or stops the warm spares."""
+installs its kernelspec; ``python -m kotlin_llm_kernel pool [list | stop]`` shows or stops the warm spares.
+
+A start is served by a warm spare when one is ready (:mod:`.spares`), else it starts the kernel here."""
 
 from __future__ import annotations
 
@@ -30,6 +32,16 @@ def main(argv: list[str] | None = None) -> None:
         loaded = load(args)
     except TraitError as error:  # a setting that cannot be used: said in one line, and nothing starts
         sys.exit(f"kotlin-llm kernel: not started: {error}")
+    from .spares.spare import run_as_spare, spare_id
+
+    spare = spare_id()
+    if spare is not None:
+        run_as_spare(loaded, spare)  # ends the process
+    from .spares.claim import serve_from_spare
+
+    served = serve_from_spare(args, loaded.spares)  # a warm spare serves this start, if one is ready
+    if served is not None:
+        sys.exit(served)
     if early.enabled():
         early.begin(loaded.request)  # the JVM and the compiler start while ipykernel is imported and set up
     from .jupyter.app import launch

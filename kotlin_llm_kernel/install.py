@@ -1,9 +1,8 @@
-"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [--warm] [...]``
+"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [...]``
 
 Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos, and
 beside it ``kotlin-llm-sandboxed``: the same kernel run inside a sandbox by :mod:`.sandbox.kernel_launcher` (its
-workspace and network from ``KOTLIN_LLM_SANDBOX_WORKSPACE`` and ``KOTLIN_LLM_SANDBOX_NETWORK``, when set), and with
-``--warm`` ``kotlin-llm-warm``: the same kernel handed out as a warm spare by the ``kotlin-llm-spares`` provisioner.
+workspace and network from ``KOTLIN_LLM_SANDBOX_WORKSPACE`` and ``KOTLIN_LLM_SANDBOX_NETWORK``, when set).
 Settings given as ``--KotlinKernel.x=…`` are added to every kernel's argv.
 """
 
@@ -20,9 +19,6 @@ from typing import Any
 KERNEL_NAME = "kotlin-llm"
 #: The sandboxed kernel's name is the kernel's with this suffix.
 SANDBOXED_SUFFIX = "-sandboxed"
-#: The kernel with warm spares is the kernel's name with this suffix; its provisioner's entry point name.
-WARM_SUFFIX = "-warm"
-SPARES_PROVISIONER = "kotlin-llm-spares"
 #: The module that runs the kernel in a sandbox and relays the client to it.
 SANDBOX_LAUNCHER = "kotlin_llm_kernel.sandbox.kernel_launcher"
 _SPEC_DIR = Path(__file__).resolve().parent.parent / "kernelspec"
@@ -49,16 +45,6 @@ def sandboxed_kernel_spec(settings: list[str] | None = None, python: str | None 
     }
 
 
-def warm_kernel_spec(settings: list[str] | None = None, python: str | None = None) -> dict[str, Any]:
-    """The kernel.json of the kernel with warm spares: the same kernel, started through the ``kotlin-llm-spares``
-    provisioner (:mod:`.spares`), which hands a start a spare started and warmed beforehand."""
-    spec = kernel_spec(settings, python)
-    return spec | {
-        "display_name": "Kotlin (LLM, warm)",
-        "metadata": spec["metadata"] | {"kernel_provisioner": {"provisioner_name": SPARES_PROVISIONER, "config": {}}},
-    }
-
-
 def _logos() -> list[Path]:
     """The logos from the source tree, or from the installed kernelspec of the wheel."""
     candidates = [_SPEC_DIR, Path(sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME]
@@ -74,17 +60,15 @@ def install(
     prefix: str | None = None,
     settings: list[str] | None = None,
     name: str = KERNEL_NAME,
-    warm: bool = False,
 ) -> str:
-    """Installs the kernelspec ``name``, its sandboxed twin (``name-sandboxed``) and, with ``warm``, its twin with
-    warm spares (``name-warm``); returns the directory the first went to."""
+    """Installs the kernelspec ``name`` and its sandboxed twin (``name-sandboxed``); returns the directory the first
+    went to."""
     from jupyter_client.kernelspec import KernelSpecManager
 
     installed = []
     for spec_name, spec in (
         (name, kernel_spec(settings)),
         (name + SANDBOXED_SUFFIX, sandboxed_kernel_spec(settings)),
-        *([(name + WARM_SUFFIX, warm_kernel_spec(settings))] if warm else []),
     ):
         with tempfile.TemporaryDirectory() as tmp:
             spec_dir = Path(tmp) / spec_name
@@ -111,20 +95,13 @@ def main(argv: list[str] | None = None) -> None:
         help="also make the class-data sharing archive for these settings now (otherwise the first kernel start "
         "makes it in the background)",
     )
-    parser.add_argument(
-        "--warm",
-        action="store_true",
-        help=f"also install {KERNEL_NAME}{WARM_SUFFIX}, started from warm spares (needs this package importable by "
-        "the Jupyter that starts it: JupyterLab's, nbclient's)",
-    )
     args, settings = parser.parse_known_args(argv)
     unknown = [s for s in settings if not s.startswith("--KotlinKernel.")]
     if unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     prefix = sys.prefix if args.sys_prefix else args.prefix
-    destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name, warm=args.warm)
-    besides = f"{args.name}{SANDBOXED_SUFFIX}" + (f" and {args.name}{WARM_SUFFIX}" if args.warm else "")
-    print(f"Installed the {args.name} kernelspec in {destination}, and {besides} beside it")
+    destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
+    print(f"Installed the {args.name} kernelspec in {destination}, and {args.name}{SANDBOXED_SUFFIX} beside it")
     if args.class_data_sharing:
         from .cds import build
         from .config.kernel_config import load

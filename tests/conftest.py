@@ -31,6 +31,10 @@ os.environ["JUPYTER_CONFIG_DIR"] = str(_JUPYTER / "config")  # no user configura
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
 # Class-data sharing archives go to a private cache, not the user's (the first kernel makes one there).
 os.environ["KOTLIN_LLM_CACHE_DIR"] = str(_JUPYTER / "cache")
+# No warm spares but where a test asks for them (tests/test_spares.py): each kernel a test starts would leave one
+# behind, a JVM per kind of start; those a test asks for go to a private pool.
+os.environ["KOTLIN_LLM_SPARES"] = "0"
+os.environ["KOTLIN_LLM_SPARES_DIR"] = str(_JUPYTER / "spares")
 
 _UNIT = Path(__file__).resolve().parent / "unit"
 

@@ -119,11 +119,14 @@ class LabServer:
     def notebook_url(self, name: str) -> str:
         return f"{self.url}/lab/tree/{name}?token={self.token}"
 
-    def api(self, path: str, method: str = "GET") -> Any:
+    def api(self, path: str, method: str = "GET", body: dict[str, Any] | None = None, timeout: float = 10) -> Any:
         request = urllib.request.Request(
-            f"{self.url}/api/{path}", method=method, headers={"Authorization": f"token {self.token}"}
+            f"{self.url}/api/{path}",
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+            data=None if body is None else json.dumps(body).encode(),
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read()
         return json.loads(body) if body else None
 

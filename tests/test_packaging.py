@@ -121,7 +121,7 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
     ]
     assert any(n.endswith("share/jupyter/kernels/kotlin-llm/kernel.json") for n in names)
     assert any(n.endswith("share/jupyter/kernels/kotlin-llm-sandboxed/kernel.json") for n in names)
-    # The MCP server's command (tests/test_mcp.py); the warm spares' provisioner (tests/test_spares.py); papermill
+    # The MCP server's command (tests/test_mcp.py); papermill
     # finds the Kotlin parameter translator through the papermill.engine entry point (tests/test_papermill.py)
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert zipfile.ZipFile(wheel).read(entry_points).decode().split() == [
@@ -129,10 +129,6 @@ def test_wheel_bundles_the_engine_and_installs_without_maven(tmp_path: Path) -> 
         "kotlin-llm-mcp",
         "=",
         "kotlin_llm_kernel.mcp.__main__:main",
-        "[jupyter_client.kernel_provisioners]",
-        "kotlin-llm-spares",
-        "=",
-        "kotlin_llm_kernel.spares.provisioner:SpareProvisioner",
         "[papermill.engine]",
         "kotlin-llm",
         "=",

@@ -1,6 +1,6 @@
-"""Warm spares over the real protocol: kernels of the ``kotlin-llm-warm`` kind, started through jupyter_client's
-KernelManager with the ``kotlin-llm-spares`` provisioner (kotlin_llm_kernel/spares/), each test's pool in a private
-directory; no spare outlives the module (checked with psutil)."""
+"""Warm spares over the real protocol: kernels started through jupyter_client's KernelManager from plain kernelspecs
+(the kernel's own command claims a spare, kotlin_llm_kernel/spares/), each test pool with its settings in the spec's
+argv and a private directory; no spare outlives the module (checked with psutil)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ import psutil
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
-from kotlin_llm_kernel.install import warm_kernel_spec
+from kotlin_llm_kernel.install import kernel_spec
+from kotlin_llm_kernel.spares import processes
 from kotlin_llm_kernel.spares.command import stop
 from kotlin_llm_kernel.spares.pool import Pool, Record
 
@@ -28,39 +29,55 @@ from kernel_client import STARTUP_TIMEOUT, collect, execute, read_until
 
 #: Generous: a spare starts and warms a JVM and the compiler while other kernels run on two cores.
 SPARE_DEADLINE = 240.0
-#: The kernelspec of each test pool.
-KERNELS = {name: f"kotlin-llm-{name}-test" for name in ("warm", "brief", "capped", "off")}
+#: Each test pool's settings, as a kernelspec's argv gives them.
+POOLS: dict[str, list[str]] = {
+    "warm": ["--KotlinKernel.spare_refill_delay=0"],
+    "brief": ["--KotlinKernel.spare_refill_delay=0", "--KotlinKernel.spare_idle_timeout=3"],
+    "capped": ["--KotlinKernel.spare_memory_ceiling=300"],
+    "off": [],
+}
+KERNELS = {name: f"kotlin-llm-{name}-test" for name in POOLS}
+#: The warm kernel with interrupts as signals (sent to the process the client started, which passes them on).
+SIGNAL_KERNEL = "kotlin-llm-warm-signal-test"
 pytestmark = pytest.mark.timeout(900)
 
 
-def _install(jupyter_dir: Path, name: str, config: dict[str, Any]) -> None:
-    spec = warm_kernel_spec()
-    spec["metadata"]["kernel_provisioner"]["config"] = config
+def _install(jupyter_dir: Path, name: str, settings: list[str], **more: Any) -> None:
     directory = jupyter_dir / "share" / "jupyter" / "kernels" / name
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    (directory / "kernel.json").write_text(json.dumps(kernel_spec(settings) | more), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
 def pools(jupyter_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pool]]:
-    """Warm kernels, each with a pool of its own: ``warm`` (spares start at once, idle 10 minutes), ``brief`` (idle 3
-    seconds), ``capped`` (a memory ceiling below one spare) and ``off`` (no spares). At the end every spare is stopped
-    and no kernel or spawner of theirs is left."""
-    directories = {name: tmp_path_factory.mktemp(f"pool-{name}") for name in ("warm", "brief", "capped", "off")}
-    _install(jupyter_dir, "kotlin-llm-warm-test", {"pool_dir": str(directories["warm"]), "refill_delay": 0})
+    """Kernels, each kind with a pool of its own: ``warm`` (spares start at once, idle 10 minutes), ``brief`` (idle 3
+    seconds), ``capped`` (a memory ceiling below one spare) and ``off`` (no spares; the tests' environment turns them
+    off for every other kernel); ``warm-signal`` is the warm kernel with signal interrupts. At the end every spare is
+    stopped and no process of theirs is left."""
+    directories = {name: tmp_path_factory.mktemp(f"pool-{name}") for name in POOLS}
+    for name, settings in POOLS.items():
+        # spares on against the tests' KOTLIN_LLM_SPARES=0
+        _install(
+            jupyter_dir,
+            KERNELS[name],
+            [
+                f"--KotlinKernel.spares={0 if name == 'off' else 1}",
+                f"--KotlinKernel.spare_pool={directories[name]}",
+                *settings,
+            ],
+        )
     _install(
         jupyter_dir,
-        "kotlin-llm-brief-test",
-        {"pool_dir": str(directories["brief"]), "refill_delay": 0, "idle_timeout": 3},
+        SIGNAL_KERNEL,
+        ["--KotlinKernel.spares=1", f"--KotlinKernel.spare_pool={directories['warm']}", *POOLS["warm"]],
+        interrupt_mode="signal",
     )
-    _install(jupyter_dir, "kotlin-llm-capped-test", {"pool_dir": str(directories["capped"]), "memory_ceiling": 300})
-    _install(jupyter_dir, "kotlin-llm-off-test", {"pool_dir": str(directories["off"]), "pool_size": 0})
     pools = {name: Pool(directory) for name, directory in directories.items()}
     yield pools
     for pool in pools.values():
         stop(pool)
     for pool in pools.values():
-        left = [r for r in pool.records() if r.kernel_running() or r.spawner_running()]
+        left = [r for r in pool.records() if r.kernel_running()]
         assert left == [], f"spares left behind in {pool.directory}"
 
 
@@ -117,8 +134,14 @@ class Started:
         return bool(self.info()["kotlin_llm"]["spare"])
 
     @property
-    def pid(self) -> int:
+    def launcher(self) -> int:
+        """The process the client started (and signals, waits for, kills)."""
         return int(self.km.provisioner.pid)  # type: ignore[union-attr]
+
+    @property
+    def kernel_pid(self) -> int:
+        """The process that runs the kernel: the launcher itself when cold, else the spare it claimed."""
+        return int(execute(self.kc, "ProcessHandle.current().pid()").result or 0)
 
     def close(self) -> None:
         self.kc.stop_channels()
@@ -141,33 +164,43 @@ def _start(started: list[Started], kernel_name: str = "kotlin-llm-warm-test", **
     return kernel
 
 
+def _end(pool: Pool, record: Record) -> None:
+    """Ends a spare a test does not need (as ``pool stop`` would, for one)."""
+    if record.state != "ready" or pool.retire(record.id):
+        assert record.pid is not None
+        processes.end_group(record.pid, record.data.get("start"))
+        pool.remove(record.id)
+
+
 def test_a_start_gets_a_warm_spare_whose_first_cell_is_one(pools: dict[str, Pool], started: list[Started]) -> None:
     cold = _start(started)
     first = execute(cold.kc, "1 + 1")
     cold_seconds = time.monotonic() - cold.began
-    assert (first.result, cold.spare) == ("2", False)
+    assert (first.result, cold.spare, cold.kernel_pid) == ("2", False, cold.launcher)
     spare = _ready(pools["warm"])[0]
     warm = _start(started)
     cell = execute(warm.kc, "1 + 1")
     warm_seconds = time.monotonic() - warm.began
     assert (cell.result, cell.content["execution_count"], cell.kotlin_llm["snippet"]) == ("2", 1, "snippet1.kts")
-    assert warm.spare and warm.pid == spare.pid
+    assert warm.spare and warm.kernel_pid == spare.pid != warm.launcher
     assert warm_seconds < cold_seconds / 2, f"with a spare {warm_seconds:.2f} s, cold {cold_seconds:.2f} s"
+    claimed = pools["warm"].records("claimed")
+    assert [(r.id, r.data["owner_pid"]) for r in claimed] == [(spare.id, warm.launcher)]
 
 
-def test_a_restart_gets_a_spare(pools: dict[str, Pool], started: list[Started]) -> None:
+def test_a_restart_gets_a_spare_on_the_same_ports(pools: dict[str, Pool], started: list[Started]) -> None:
     _ready(pools["warm"])
     kernel = _start(started)
-    assert kernel.spare
-    before = kernel.pid
-    assert execute(kernel.kc, "val kept = 1").status == "ok"
+    before = kernel.kernel_pid
+    assert kernel.spare and execute(kernel.kc, "val kept = 1").status == "ok"
+    connection = kernel.km.get_connection_info()
     _ready(pools["warm"])
-    kernel.kc.stop_channels()
     kernel.km.restart_kernel(now=False)
-    kernel.kc = kernel.connect()  # a restart takes another spare: new ports and key
-    assert kernel.spare and kernel.pid != before
-    cell = execute(kernel.kc, "1 + 1")
-    assert (cell.result, cell.content["execution_count"]) == ("2", 1)
+    kernel.kc.wait_for_ready(timeout=STARTUP_TIMEOUT)  # the client's sockets as before: same ports and key
+    assert kernel.km.get_connection_info() == connection
+    cell = execute(kernel.kc, "kept")
+    assert (cell.status, cell.content["execution_count"]) == ("error", 1)
+    assert kernel.spare and kernel.kernel_pid != before
     _wait(f"the kernel before the restart (pid {before}) to end", lambda: _gone(before), 60)
 
 
@@ -178,7 +211,7 @@ def test_two_clients_starting_at_once_each_get_a_working_kernel(pools: dict[str,
 
     def start() -> None:
         try:
-            kernels.append(Started("kotlin-llm-warm-test"))
+            kernels.append(Started(KERNELS["warm"]))
         except BaseException as error:  # noqa: BLE001 - said by the assertion below
             errors.append(error)
 
@@ -189,9 +222,9 @@ def test_two_clients_starting_at_once_each_get_a_working_kernel(pools: dict[str,
         thread.join(STARTUP_TIMEOUT)
     started.extend(kernels)
     assert errors == [] and len(kernels) == 2
-    assert len({kernel.pid for kernel in kernels}) == 2
+    assert len({kernel.kernel_pid for kernel in kernels}) == 2
     assert [execute(kernel.kc, "1 + 1").result for kernel in kernels] == ["2", "2"]
-    assert sorted(kernel.spare for kernel in kernels) in ([False, True], [True, True])
+    assert sorted(kernel.spare for kernel in kernels) == [False, True]
 
 
 def test_a_request_with_other_settings_never_gets_a_mismatched_spare(
@@ -205,55 +238,55 @@ def test_a_request_with_other_settings_never_gets_a_mismatched_spare(
     assert execute(other_cwd.kc, 'System.getProperty("user.dir")').result == str(tmp_path.resolve())
     assert spare.id in [r.id for r in pools["warm"].records("ready")], "the matching spare is still there"
     # each of these starts asked for a spare of its own kind: not needed by the next tests, they end now
-    others = [r for r in pools["warm"].records("starting", "ready") if r.data["signature"] != spare.data["signature"]]
-    assert len(others) == 2
+    others = [r for r in pools["warm"].live("starting", "ready") if r.data["signature"] != spare.data["signature"]]
+    assert sorted(r.data["cwd"] for r in others) == sorted([spare.data["cwd"], str(tmp_path.resolve())])
     for other in others:
-        os.kill(int(other.data["spawner_pid"]), signal.SIGTERM)
-    _wait("the other spares to end", lambda: not any(r.spawner_running() for r in others), 60)
+        _end(pools["warm"], other)
 
 
-def test_a_spare_killed_from_outside_is_replaced(pools: dict[str, Pool], started: list[Started]) -> None:
+def test_a_spare_killed_from_outside_is_never_handed_out_and_is_replaced(
+    pools: dict[str, Pool], started: list[Started]
+) -> None:
     spare = _ready(pools["warm"])[0]
     assert spare.pid is not None
     os.kill(spare.pid, signal.SIGKILL)
-    replaced = _wait(
-        "a spare in place of the killed one",
-        lambda: [r for r in pools["warm"].records("ready") if r.pid != spare.pid and r.kernel_running()],
-    )
+    _wait(f"the killed spare (pid {spare.pid}) to end", lambda: _gone(spare.pid))  # type: ignore[arg-type]
     kernel = _start(started)
-    assert kernel.spare and kernel.pid in [r.pid for r in replaced]
-    assert execute(kernel.kc, "1 + 1").result == "2"
+    assert not kernel.spare and execute(kernel.kc, "1 + 1").result == "2"
+    assert spare.id not in [r.id for r in pools["warm"].records()]
+    replaced = _ready(pools["warm"])[0]
+    again = _start(started)
+    assert again.spare and again.kernel_pid == replaced.pid
 
 
-def test_interrupt_and_shutdown_work_on_a_handed_out_spare(pools: dict[str, Pool], started: list[Started]) -> None:
-    _ready(pools["warm"])
-    kernel = _start(started)
-    assert kernel.spare and kernel.km.kernel_spec.interrupt_mode == "message"  # type: ignore[union-attr]
-    spare = kernel.km.provisioner.spare  # type: ignore[union-attr]
-    assert spare is not None and spare.pid == kernel.pid
+@pytest.mark.parametrize("kernel_name", [KERNELS["warm"], SIGNAL_KERNEL], ids=["message", "signal"])
+def test_interrupt_and_shutdown_work_on_a_handed_out_spare(
+    pools: dict[str, Pool], started: list[Started], kernel_name: str
+) -> None:
+    _ready(pools["warm"])  # the same argv and environment as the warm kernel's: its spares serve both
+    kernel = _start(started, kernel_name)
+    mode = kernel.km.kernel_spec.interrupt_mode  # type: ignore[union-attr]
+    assert kernel.spare and mode == ("signal" if kernel_name == SIGNAL_KERNEL else "message")
+    pid, launcher = kernel.kernel_pid, kernel.launcher
     msg_id = kernel.kc.execute('println("sleeping"); Thread.sleep(60000)')
     seen = read_until(kernel.kc, msg_id, "sleeping")
     kernel.km.interrupt_kernel()
     cell = collect(kernel.kc, msg_id, timeout=60, seen=seen)
     assert cell.status == "error" and "InterruptedException" in cell.content["ename"] + str(cell.content["evalue"])
     assert execute(kernel.kc, "1 + 1").result == "2"
-    pid = kernel.pid
     kernel.kc.stop_channels()
     kernel.km.shutdown_kernel(now=False)
     assert not kernel.km.is_alive()
-    _wait(f"the spare's kernel (pid {pid}) to end", lambda: _gone(pid), 60)
-    spawner = int(spare.data["spawner_pid"])
-    _wait("its spawner to end, its record gone", lambda: _gone(spawner), 60)
-    assert spare.id not in [r.id for r in pools["warm"].records()]
+    _wait(f"the spare's kernel (pid {pid}) and its launcher to end", lambda: _gone(pid) and _gone(launcher), 60)
+    assert pid not in [r.pid for r in pools["warm"].records()]
 
 
 def test_after_the_idle_time_no_spare_is_left(pools: dict[str, Pool], started: list[Started]) -> None:
-    kernel = _start(started, "kotlin-llm-brief-test")  # cold: it leaves a spare, which ends after 3 s idle
+    kernel = _start(started, KERNELS["brief"])  # cold: it leaves a spare, which ends after 3 s idle
     pool = pools["brief"]
     spare = _ready(pool)[0]
     assert spare.pid is not None and not _gone(spare.pid)
-    spawner = int(spare.data["spawner_pid"])
-    _wait("the idle spare and its spawner to end", lambda: _gone(spare.pid) and _gone(spawner), 60)  # type: ignore[arg-type]
+    _wait("the idle spare to end", lambda: _gone(spare.pid), 60)  # type: ignore[arg-type]
     assert pool.records() == []
     assert not pool.log_file(spare.id).exists(), "a spare that ended as it should leaves no log"
     assert execute(kernel.kc, "1 + 1").result == "2"
@@ -263,29 +296,45 @@ def test_a_handed_out_kernel_ends_when_its_client_dies_without_shutting_it_down(
     pools: dict[str, Pool], started: list[Started]
 ) -> None:
     spare = _ready(pools["warm"])[0]
-    client = subprocess.Popen(
-        [sys.executable, "-c", CLIENT],
-        env=_env(),
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    client = subprocess.Popen([sys.executable, "-c", CLIENT], env=_env(), stdout=subprocess.PIPE, text=True)
     try:
         assert client.stdout is not None
-        assert client.stdout.readline().split() == ["spare", str(spare.pid)]
+        said = client.stdout.readline().split()
+        assert said[:2] == ["spare", str(spare.pid)]
+        launcher = int(said[2])
     finally:
-        client.kill()  # no shutdown: the spare is no child of the client, and has no JPY_PARENT_PID to watch it
+        client.kill()  # no shutdown: the launcher sees its parent gone, as ipykernel's parent watch would
         client.wait()
-    _wait(f"the kernel of the dead client (pid {spare.pid}) to end", lambda: _gone(spare.pid), 60)  # type: ignore[arg-type]
-    _wait("its record to go", lambda: spare.id not in [r.id for r in pools["warm"].records()], 60)
+    _wait(f"the kernel of the dead client (pid {spare.pid}) to end", lambda: _gone(spare.pid) and _gone(launcher), 60)  # type: ignore[arg-type]
+    _wait("its record to go", lambda: spare.id not in [r.id for r in pools["warm"].live()], 60)
+
+
+def test_a_handed_out_kernel_ends_when_its_launcher_is_killed(pools: dict[str, Pool], started: list[Started]) -> None:
+    _ready(pools["warm"])
+    kernel = _start(started)
+    pid = kernel.kernel_pid
+    assert kernel.spare and pid != kernel.launcher
+    os.kill(kernel.launcher, signal.SIGKILL)  # what a client's kill does after its shutdown timed out
+    _wait(f"the spare's kernel (pid {pid}) to end", lambda: _gone(pid), 60)
+    assert not kernel.km.is_alive()
 
 
 #: A client process that starts a warm kernel and says whether it got a spare, then waits to be killed.
-CLIENT = """
+CLIENT = f"""
 import time
 from jupyter_client.manager import KernelManager
-km = KernelManager(kernel_name="kotlin-llm-warm-test")
+km = KernelManager(kernel_name="{KERNELS["warm"]}")
 km.start_kernel()
-print("spare" if km.provisioner.spare is not None else "cold", km.provisioner.pid, flush=True)
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=120)
+spare = kc.kernel_info(reply=True, timeout=60)["content"]["kotlin_llm"]["spare"]
+kc.execute("ProcessHandle.current().pid()")
+while True:
+    message = kc.get_iopub_msg(timeout=60)
+    if message["msg_type"] == "execute_result":
+        break
+print("spare" if spare else "cold", message["content"]["data"]["text/plain"], km.provisioner.pid, flush=True)
 time.sleep(600)
 """
 
@@ -293,8 +342,8 @@ time.sleep(600)
 def test_no_spare_past_the_memory_ceiling_nor_with_a_pool_size_of_zero(
     pools: dict[str, Pool], started: list[Started]
 ) -> None:
-    capped = _start(started, "kotlin-llm-capped-test")
-    off = _start(started, "kotlin-llm-off-test")
+    capped = _start(started, KERNELS["capped"])
+    off = _start(started, KERNELS["off"])
     assert [execute(kernel.kc, "1 + 1").result for kernel in (capped, off)] == ["2", "2"]
     assert (capped.spare, off.spare) == (False, False)
     assert pools["capped"].records() == [] and pools["off"].records() == []
@@ -307,7 +356,7 @@ def test_the_pool_command_shows_and_stops_the_spares(pools: dict[str, Pool]) -> 
     shown = subprocess.run(command, capture_output=True, text=True, check=True).stdout.splitlines()
     assert shown[0] == f"Spares in {pools['warm'].directory}:"
     assert any(line.startswith(f"{spare.id}  ready     pid {spare.pid}") for line in shown[1:]), shown
-    ready = [r.id for r in pools["warm"].records("starting", "ready")]
+    ready = [r.id for r in pools["warm"].live("starting", "ready")]
     stopped = subprocess.run([*command[:-2], "stop", *command[-2:]], capture_output=True, text=True, check=True)
     said, ids = stopped.stdout.rstrip("\n").split(": ")
     assert (said, sorted(ids.split(", "))) == (

@@ -17,6 +17,7 @@ from traitlets.config import Application, Config
 
 from .kernel_settings import KotlinKernel
 from .request import EngineRequest
+from .spares import SpareSettings
 
 #: The kernel's own config file, read from every directory of the Jupyter config path (``jupyter --paths``).
 CONFIG_FILE = "kotlin_llm_kernel_config"
@@ -30,6 +31,8 @@ class KernelConfig:
     request: EngineRequest
     #: The arguments left for ipykernel's application (``-f CONNECTION_FILE`` and the like).
     other_arguments: list[str]
+    #: How many warm spares the start keeps, and for how long (:mod:`kotlin_llm_kernel.spares`).
+    spares: SpareSettings = SpareSettings()  # noqa: RUF009 - frozen, so sharing one is safe
 
 
 def split_arguments(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -57,5 +60,5 @@ def load(argv: Sequence[str]) -> KernelConfig:
     loader.parse_command_line(kernel_arguments)
     for path in reversed(jupyter_config_path()):  # later (more specific) directories win; arguments win over all
         loader.load_config_file(CONFIG_FILE, path=path)
-    request = KotlinKernel(config=loader.config).engine_request()
-    return KernelConfig(loader.config, request, others)
+    settings = KotlinKernel(config=loader.config)
+    return KernelConfig(loader.config, settings.engine_request(), others, settings.spare_settings())

@@ -17,6 +17,7 @@ from ..jvm.heap_limit import MB, MIN_HEAP, HeapSizeError, parse_size
 from ..jvm.jvm_options import DEFAULT_JVM_OPTIONS, JvmRequest
 from .json_trait import JsonDict
 from .request import EngineRequest, SessionRequest
+from .spares import ENV_SPARES, ENV_SPARES_DIR, SpareSettings, default_pool, default_size
 from .time_limit import ENV_CELL_TIME_LIMIT, TimeLimitError, checked_limit, parse_limit
 
 
@@ -70,6 +71,23 @@ class KotlinKernel(Configurable):
     ).tag(config=True)
     log_level = Unicode("WARNING", help="Level of the kernel's log (DEBUG, INFO, WARNING, ERROR).").tag(config=True)
 
+    spares = Int(
+        help="Warm spares kept ready for each kind of start (argv, settings, environment, working directory): a start "
+        "takes one if it is there, and the next is prepared in the background; 0: none. Default: the environment "
+        f"variable {ENV_SPARES}, else 1."
+    ).tag(config=True)
+    spare_idle_timeout = Float(600.0, help="Seconds an unclaimed spare waits before it ends itself.").tag(config=True)
+    spare_memory_ceiling = Int(
+        2048, help="MB that all spares of the pool may take together; no spare is started past it."
+    ).tag(config=True)
+    spare_refill_delay = Float(
+        5.0, help="Seconds after a start before the next spare starts, so that the new kernel's first cells go first."
+    ).tag(config=True)
+    spare_pool = Unicode(
+        help=f"The spares' directory. Default: the environment variable {ENV_SPARES_DIR}, else kotlin-llm-spares in "
+        "the Jupyter runtime directory (one pool per user)."
+    ).tag(config=True)
+
     @validate("max_heap")
     def _valid_max_heap(self, proposal: dict[str, object]) -> str:
         value = str(proposal["value"])
@@ -88,6 +106,17 @@ class KotlinKernel(Configurable):
             return parse_limit(os.environ.get(ENV_CELL_TIME_LIMIT, ""))
         except TimeLimitError as error:
             raise TraitError(str(error)) from None
+
+    @default("spares")
+    def _spares_from_environment(self) -> int:
+        try:
+            return default_size()
+        except ValueError as error:
+            raise TraitError(str(error)) from None
+
+    @default("spare_pool")
+    def _spare_pool_from_environment(self) -> str:
+        return default_pool()
 
     @validate("cell_time_limit")
     def _valid_cell_time_limit(self, proposal: dict[str, object]) -> float:
@@ -115,3 +144,12 @@ class KotlinKernel(Configurable):
             cell_time_limit=self.cell_time_limit,
         )
         return EngineRequest(jvm, session)
+
+    def spare_settings(self) -> SpareSettings:
+        return SpareSettings(
+            size=max(0, self.spares),
+            idle_timeout=self.spare_idle_timeout,
+            memory_ceiling=self.spare_memory_ceiling,
+            refill_delay=max(0.0, self.spare_refill_delay),
+            pool=self.spare_pool,
+        )

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config.spares import ENV_SPARES
 from .layout import EGRESS_SOCKET, HOSTNAME, INSIDE_HOME, INSIDE_USER, NETWORK_ENV, Bind, SandboxOptions
 
 #: Pieces of /etc the JDK, Python and TLS need (those missing on the host are skipped): the JDK 17 of Debian links
@@ -117,6 +118,7 @@ def _environment(
         "PYTHONPATH": os.pathsep.join(place.python_path),
         "PYTHONDONTWRITEBYTECODE": "1",
         NETWORK_ENV: options.network,
+        ENV_SPARES: "0",  # one kernel per sandbox: a spare inside would only double its JVMs
     }
     return values | dict(place.env) | dict(env)
 

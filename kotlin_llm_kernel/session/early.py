@@ -76,6 +76,11 @@ def start_now(request: EngineRequest) -> EarlyStart:
     return started
 
 
+def current() -> EarlyStart | None:
+    """The early start, if there was one, left for :func:`take`."""
+    return _early
+
+
 def take() -> EarlyStart | None:
     """The early start, if there was one (once)."""
     global _early

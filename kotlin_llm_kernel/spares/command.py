@@ -4,7 +4,6 @@ those not handed out (a kernel handed out serves its client and ends with it).""
 from __future__ import annotations
 
 import argparse
-import signal
 import time
 
 from . import processes
@@ -19,21 +18,20 @@ def describe(record: Record, now: float) -> str:
     return f"{record.id}  {record.state:<8}  pid {pid or '-':<7}  {memory:>7}  {age:>7}  {record.data.get('cwd', '')}"
 
 
-def stop(pool: Pool, timeout: float = 30.0) -> list[str]:
-    """Stops the spares not handed out (their spawners end their kernels); returns their ids once they are gone."""
+def stop(pool: Pool, grace: float = 10.0) -> list[str]:
+    """Stops the spares not handed out; returns their ids once they are gone."""
+    if not pool.directory.is_dir():
+        return []
     stopped = []
-    for record in pool.records("starting", "ready"):
-        spawner = record.data.get("spawner_pid")
-        if spawner is not None and processes.signal_group(int(spawner), signal.SIGTERM):
-            stopped.append(record)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(r.spawner_running() for r in stopped):
-        time.sleep(0.1)
-    for record in stopped:  # a spawner that did not end in time: its kernel and itself end now
-        if record.spawner_running():
-            processes.signal_group(int(record.data["spawner_pid"]), signal.SIGKILL)
-        if record.pid is not None and record.kernel_running():
-            processes.signal_group(record.pid, signal.SIGKILL)
+    for record in pool.live("starting", "ready"):
+        if record.state == "ready" and not pool.retire(record.id):
+            continue  # claimed meanwhile: it serves a client now
+        pool.path("starting", record.id).unlink(missing_ok=True)  # a starting spare then never publishes itself
+        stopped.append(record)
+    for record in stopped:
+        if record.pid is not None:
+            processes.end_group(record.pid, record.data.get("start"), grace)
+        pool.remove(record.id)
     return [r.id for r in stopped]
 
 
@@ -47,7 +45,7 @@ def main(argv: list[str]) -> None:
         ids = stop(pool)
         print(f"Stopped {len(ids)} spare{'s' if len(ids) != 1 else ''}" + (f": {', '.join(ids)}" if ids else ""))
         return
-    records = pool.records() if pool.directory.is_dir() else []
+    records = pool.live() if pool.directory.is_dir() else []
     if not records:
         print(f"No spares in {pool.directory}")
         return

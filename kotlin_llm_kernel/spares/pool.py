@@ -1,9 +1,9 @@
 """The per-user pool directory of spares, its records and the atomic claim.
 
-Layout (a 0700 directory, 0600 files): ``starting/<id>.json`` while a spawner starts and warms a spare,
-``ready/<id>.json`` once it answers, ``claimed/<id>.json`` once a provisioner took it (by renaming it from
-``ready/``: of two claimers one wins); ``kernels/<id>.json`` is the spare's connection file, ``logs/<id>.log`` what it
-printed, ``requests/<id>.json`` what its spawner was asked to start. A spawner removes its files when its kernel ends.
+Layout (a 0700 directory, 0600 files): ``starting/<id>.json`` while a spare starts and warms up, ``ready/<id>.json``
+once it waits on its socket ``sockets/<id>.sock``, ``claimed/<id>.json`` once a kernel start took it (by renaming it
+from ``ready/``: of two claimers one wins); ``logs/<id>.log`` is what it printed before it was claimed (kept only
+when it failed). A spare retires by the same rename, so that it never ends under a claimer.
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config.spares import default_pool
 from . import processes
 
 STATES = ("starting", "ready", "claimed")
-ENV_POOL_DIR = "KOTLIN_LLM_SPARES_DIR"
 
 
 def default_directory() -> Path:
     """``$KOTLIN_LLM_SPARES_DIR``, else ``kotlin-llm-spares`` in the Jupyter runtime directory (per user)."""
-    if os.environ.get(ENV_POOL_DIR):
-        return Path(os.environ[ENV_POOL_DIR])
+    if default_pool():
+        return Path(default_pool())
     from jupyter_core.paths import jupyter_runtime_dir
 
     return Path(jupyter_runtime_dir()) / "kotlin-llm-spares"
@@ -36,9 +36,9 @@ def default_directory() -> Path:
 
 @dataclass(frozen=True)
 class Record:
-    """A spare as its pool file says: ``data`` holds ``id``, ``signature``, the spawner's ``spawner_pid`` and
-    ``spawner_start``, and once ready the kernel's ``pid``, ``start``, ``connection`` and ``ready_at``; once claimed
-    ``owner_pid`` and ``owner_start``."""
+    """A spare as its pool file says: ``data`` holds ``id``, ``signature``, ``cwd``, the spare's ``pid`` and
+    ``start`` (its start time), ``created``, and once ready ``socket`` and ``ready_at``; once claimed ``owner_pid`` and
+    ``owner_start`` (the kernel start that took it)."""
 
     state: str
     path: Path
@@ -56,9 +56,6 @@ class Record:
     def kernel_running(self) -> bool:
         return self.pid is not None and processes.running(self.pid, self.data.get("start"))
 
-    def spawner_running(self) -> bool:
-        return processes.running(int(self.data["spawner_pid"]), self.data.get("spawner_start"))
-
 
 class Pool:
     def __init__(self, directory: Path | str | None = None) -> None:
@@ -67,20 +64,47 @@ class Pool:
     def prepare(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.directory, 0o700)
-        for sub in (*STATES, "kernels", "logs", "requests"):
+        for sub in (*STATES, "sockets", "logs"):
             (self.directory / sub).mkdir(exist_ok=True, mode=0o700)
 
     def path(self, state: str, spare_id: str) -> Path:
         return self.directory / state / f"{spare_id}.json"
 
-    def connection_file(self, spare_id: str) -> Path:
-        return self.directory / "kernels" / f"{spare_id}.json"
+    def socket_path(self, spare_id: str) -> Path:
+        return self.directory / "sockets" / f"{spare_id}.sock"
 
     def log_file(self, spare_id: str) -> Path:
         return self.directory / "logs" / f"{spare_id}.log"
 
-    def request_file(self, spare_id: str) -> Path:
-        return self.directory / "requests" / f"{spare_id}.json"
+    def retire(self, spare_id: str) -> bool:
+        """Takes a ready spare out of the pool as a claimer would (a claimer never gets it after this); False when a
+        claimer was first."""
+        ready = self.path("ready", spare_id)
+        try:
+            os.rename(ready, ready.with_name(f".{spare_id}.retired"))
+        except FileNotFoundError:
+            return False
+        ready.with_name(f".{spare_id}.retired").unlink(missing_ok=True)
+        return True
+
+    def remove(self, spare_id: str, keep_log: bool = False) -> None:
+        """Removes what the pool holds of a spare that ended."""
+        for state in STATES:
+            self.path(state, spare_id).unlink(missing_ok=True)
+        self.socket_path(spare_id).unlink(missing_ok=True)
+        if not keep_log:
+            self.log_file(spare_id).unlink(missing_ok=True)
+
+    def live(self, *states: str) -> list[Record]:
+        """The records of ``states`` whose spare still runs; the others are removed on the way (a spare killed from
+        outside, or a kernel ended without its launcher's clean-up)."""
+        found = []
+        for record in self.records(*states):
+            if record.kernel_running():
+                found.append(record)
+            else:
+                self.remove(record.id, keep_log=record.state != "claimed")
+        return found
 
     @staticmethod
     def new_id() -> str:
@@ -120,13 +144,13 @@ class Pool:
             if record.data.get("signature") != signature:
                 continue
             if not record.kernel_running():
-                record.path.unlink(missing_ok=True)  # its spawner replaces it, or is gone too
+                self.remove(record.id, keep_log=True)  # killed from outside: its log may tell why
                 continue
             target = self.path("claimed", record.id)
             try:
                 os.rename(record.path, target)
             except FileNotFoundError:
-                continue  # another claimer won it, or its spawner retired it
+                continue  # another claimer won it, or it retired
             data = record.data | {"owner_pid": owner_pid, "owner_start": processes.start_time(owner_pid)}
             write_json(target, data)
             if not processes.running(record.pid or 0, record.data.get("start")):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,15 @@ from ..config.kernel_config import CONFIG_FILE
 from ..jvm.jvm_options import JARS_DIR
 from ..session.early import ENV_SPARE
 
-#: Variables that differ between the starts of one client, or that a client sets for one kernel, and that the kernel
-#: does not read: left out of the signature (a spare keeps its own).
+#: Variables that differ between the starts of one client, or that a client sets for one kernel, and that the engine
+#: does not read: left out of the signature; a claimed spare takes the claimer's (but for ``JPY_PARENT_PID``, whose
+#: watch is the claimer's).
 IGNORED_ENV = frozenset({"JPY_PARENT_PID", "JPY_SESSION_NAME", "JPY_INTERRUPT_EVENT", "PWD", "OLDPWD", "_", "SHLVL"})
+#: In a spare's environment: its id in the pool, and the seconds it waits before it starts its JVM.
+ENV_SPARE_ID = "KOTLIN_LLM_SPARE_ID"
+ENV_SPARE_DELAY = "KOTLIN_LLM_SPARE_DELAY"
+#: What stands for the connection file in a spare's argv (as in a kernelspec): a claimer gives it the real one.
+CONNECTION_FILE = "{connection_file}"
 
 
 @dataclass(frozen=True)
@@ -38,11 +45,10 @@ class SpareRequest:
     def of(cls, argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str] | None) -> SpareRequest:
         return cls(tuple(argv), dict(env), os.path.realpath(cwd if cwd is not None else os.getcwd()))
 
-    def kernel_env(self) -> dict[str, str]:
+    def kernel_env(self, spare_id: str, delay: float) -> dict[str, str]:
         """The environment a spare for this request starts with."""
         env = {k: v for k, v in self.env.items() if k not in IGNORED_ENV}
-        env[ENV_SPARE] = "1"
-        return env
+        return env | {ENV_SPARE: "1", ENV_SPARE_ID: spare_id, ENV_SPARE_DELAY: f"{delay:g}"}
 
     def signature(self) -> str:
         """The request's identity for matching spares: argv, working directory, environment (less
@@ -50,7 +56,9 @@ class SpareRequest:
         parts: dict[str, Any] = {
             "argv": list(self.argv),
             "cwd": self.cwd,
-            "env": sorted((k, v) for k, v in self.env.items() if k not in IGNORED_ENV | {ENV_SPARE}),
+            "env": sorted(
+                (k, v) for k, v in self.env.items() if k not in IGNORED_ENV | {ENV_SPARE, ENV_SPARE_ID, ENV_SPARE_DELAY}
+            ),
             "version": __version__,
             "jars": _files(sorted(JARS_DIR.rglob("*.jar"))),
             "config": _contents(_config_files()),
@@ -63,6 +71,32 @@ class SpareRequest:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SpareRequest:
         return cls(tuple(data["argv"]), dict(data["env"]), data["cwd"])
+
+
+def kernel_argv(arguments: Sequence[str]) -> tuple[list[str], str | None]:
+    """This kernel's command (``python -m kotlin_llm_kernel`` with ``arguments``) as its kernelspec reads, with
+    :data:`CONNECTION_FILE` for the connection file, and that file (None when none is given)."""
+    argv = [sys.executable, "-m", "kotlin_llm_kernel"]
+    connection_file = None
+    taking = False
+    for arg in arguments:
+        if taking:
+            argv.append(CONNECTION_FILE)
+            connection_file, taking = arg, False
+        elif arg in ("-f", "--f"):
+            argv.append(arg)
+            taking = True
+        elif arg.startswith(("-f=", "--f=")):
+            name, connection_file = arg.split("=", 1)
+            argv.append(f"{name}={CONNECTION_FILE}")
+        else:
+            argv.append(arg)
+    return argv, connection_file
+
+
+def with_connection_file(arguments: Sequence[str], connection_file: str) -> list[str]:
+    """``arguments`` with :data:`CONNECTION_FILE` replaced by ``connection_file``."""
+    return [arg.replace(CONNECTION_FILE, connection_file) for arg in arguments]
 
 
 def _files(paths: Sequence[Path]) -> list[tuple[str, int, int]]:

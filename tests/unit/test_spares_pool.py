@@ -26,8 +26,8 @@ def sleeper() -> Iterator[subprocess.Popen[bytes]]:
 
 def _publish(pool: Pool, pid: int, signature: str = "s1") -> str:
     spare_id = pool.new_id()
-    data = {"id": spare_id, "signature": signature, "spawner_pid": os.getpid(), "pid": pid}
-    pool.write("ready", data | {"start": processes.start_time(pid), "connection": {}})
+    data = {"id": spare_id, "signature": signature, "pid": pid, "start": processes.start_time(pid)}
+    pool.write("ready", data | {"socket": str(pool.socket_path(spare_id))})
     return spare_id
 
 
@@ -79,3 +79,35 @@ def test_a_zombie_or_a_reused_pid_is_not_running(sleeper: subprocess.Popen[bytes
 
 def test_a_missing_pool_has_nothing_to_claim(tmp_path: Path) -> None:
     assert Pool(tmp_path / "none").claim("s1", os.getpid()) is None
+
+
+def test_a_spare_retiring_and_a_claimer_never_both_win(tmp_path: Path, sleeper: subprocess.Popen[bytes]) -> None:
+    pool = Pool(tmp_path)
+    pool.prepare()
+    for _ in range(20):
+        spare_id = _publish(pool, sleeper.pid)
+        outcomes: list[object] = []
+        threads = [
+            threading.Thread(target=lambda said=outcomes: said.append(pool.claim("s1", os.getpid()))),
+            threading.Thread(target=lambda said=outcomes, id_=spare_id: said.append(pool.retire(id_))),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        claimed = [o for o in outcomes if isinstance(o, Record)]
+        retired = [o for o in outcomes if o is True]
+        assert len(claimed) + len(retired) == 1, outcomes
+        assert pool.records("ready") == []
+        pool.remove(spare_id)
+
+
+def test_live_records_drop_the_spares_that_are_gone(tmp_path: Path, sleeper: subprocess.Popen[bytes]) -> None:
+    pool = Pool(tmp_path)
+    pool.prepare()
+    alive = _publish(pool, sleeper.pid)
+    gone = _publish(pool, 2**22 + 1)  # above the highest pid Linux allows (2**22): no such process
+    pool.log_file(gone).write_text("why it died", encoding="utf-8")
+    assert [r.id for r in pool.live()] == [alive]
+    assert [r.id for r in pool.records()] == [alive]
+    assert pool.log_file(gone).read_text(encoding="utf-8") == "why it died", "kept: it tells why a spare failed"

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kotlin_llm_kernel.spares.request import ENV_SPARE, SpareRequest
+from kotlin_llm_kernel.spares.request import (
+    CONNECTION_FILE,
+    ENV_SPARE,
+    ENV_SPARE_DELAY,
+    ENV_SPARE_ID,
+    SpareRequest,
+    kernel_argv,
+    with_connection_file,
+)
 
 ARGV = ["python", "-m", "kotlin_llm_kernel", "-f", "{connection_file}"]
 ENV = {"HOME": "/home/a", "PATH": "/usr/bin", "JPY_PARENT_PID": "1", "JPY_SESSION_NAME": "a.ipynb", "SHLVL": "1"}
@@ -35,8 +43,29 @@ def test_a_directory_matches_by_its_real_path(tmp_path: Path) -> None:
 
 
 def test_a_spare_starts_marked_and_without_the_client_s_parent_pid(tmp_path: Path) -> None:
-    env = SpareRequest.of(ARGV, ENV, tmp_path).kernel_env()
-    assert env[ENV_SPARE] == "1" and "JPY_PARENT_PID" not in env and env["HOME"] == "/home/a"
+    env = SpareRequest.of(ARGV, ENV, tmp_path).kernel_env("s1", 2.5)
+    assert (env[ENV_SPARE], env[ENV_SPARE_ID], env[ENV_SPARE_DELAY]) == ("1", "s1", "2.5")
+    assert "JPY_PARENT_PID" not in env and env["HOME"] == "/home/a"
+
+
+def test_a_spare_s_own_variables_do_not_change_its_signature(tmp_path: Path) -> None:
+    spare = SpareRequest.of(ARGV, SpareRequest.of(ARGV, ENV, tmp_path).kernel_env("s1", 0), tmp_path)
+    assert spare.signature() == SpareRequest.of(ARGV, ENV, tmp_path).signature()
+
+
+def test_the_connection_file_is_what_a_kernelspec_says_in_every_spelling() -> None:
+    for given in (["-f", "/run/k-1.json"], ["--f", "/run/k-1.json"], ["-f=/run/k-1.json"], ["--f=/run/k-1.json"]):
+        argv, connection_file = kernel_argv([*given, "--KotlinKernel.max_heap=1g"])
+        assert connection_file == "/run/k-1.json"
+        assert CONNECTION_FILE in " ".join(argv) and "/run/k-1.json" not in " ".join(argv)
+        assert argv[1:3] == ["-m", "kotlin_llm_kernel"] and argv[-1] == "--KotlinKernel.max_heap=1g"
+        assert with_connection_file(argv, "/run/k-2.json")[3:] == [a.replace("1", "2") for a in [*given]] + [
+            "--KotlinKernel.max_heap=1g"
+        ]
+    assert kernel_argv(["--KotlinKernel.max_heap=1g"]) == (
+        [kernel_argv([])[0][0], "-m", "kotlin_llm_kernel", "--KotlinKernel.max_heap=1g"],
+        None,
+    )
 
 
 def test_a_request_survives_its_json(tmp_path: Path) -> None:
