@@ -242,7 +242,10 @@ def _start(
             try:
                 manager.shutdown_kernel(now=False)
             except Exception:  # noqa: BLE001 - then by force
-                manager.shutdown_kernel(now=True)
+                try:
+                    manager.shutdown_kernel(now=True)
+                except Exception:  # noqa: BLE001 - never started, or gone: the tracker ends what is left
+                    pass
             tracker.kill_leftovers()
     return start
 
