@@ -1,9 +1,11 @@
-"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--class-data-sharing] [...]``
+"""``python -m kotlin_llm_kernel install [--user | --sys-prefix | --prefix P] [--no-class-data-sharing] [...]``
 
 Installs the ``kotlin-llm`` kernelspec pointing at this Python (``sys.executable``), with the package's logos, and
 beside it ``kotlin-llm-sandboxed``: the same kernel run inside a sandbox by :mod:`.sandbox.kernel_launcher` (its
 workspace and network from ``KOTLIN_LLM_SANDBOX_WORKSPACE`` and ``KOTLIN_LLM_SANDBOX_NETWORK``, when set).
-Settings given as ``--KotlinKernel.x=…`` are added to every kernel's argv.
+Settings given as ``--KotlinKernel.x=…`` are added to every kernel's argv. Then it makes the class-data sharing
+archive for those settings (``python -m kotlin_llm_kernel.cds``, ~10 s), so that the first starts map it instead of
+training it in the background; ``--no-class-data-sharing`` leaves that to the first start.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -22,6 +25,9 @@ SANDBOXED_SUFFIX = "-sandboxed"
 #: The module that runs the kernel in a sandbox and relays the client to it.
 SANDBOX_LAUNCHER = "kotlin_llm_kernel.sandbox.kernel_launcher"
 _SPEC_DIR = Path(__file__).resolve().parent.parent / "kernelspec"
+#: The command that makes the class-data sharing archive for a kernel's settings, in a process of its own (its JVM
+#: must be the first one of its process, and ends it).
+ARCHIVE_COMMAND = [sys.executable, "-m", "kotlin_llm_kernel.cds"]
 
 
 def kernel_spec(settings: list[str] | None = None, python: str | None = None) -> dict[str, Any]:
@@ -82,6 +88,23 @@ def install(
     return installed[0]
 
 
+def make_archive(settings: list[str]) -> bool:
+    """Makes the class-data sharing archive a kernel started with ``settings`` maps, saying where (or why not: the
+    kernel works without it, its first start makes it in the background)."""
+    done = subprocess.run([*ARCHIVE_COMMAND, *settings], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    said = done.stdout.strip().splitlines()
+    if done.returncode == 0 and said:
+        print(said[-1][0].upper() + said[-1][1:])
+        return True
+    why = (done.stderr.strip().splitlines() or said or [f"exit status {done.returncode}"])[-1]
+    print(
+        f"Notice: the class-data sharing archive was not made ({why}); the first kernel start makes it in the "
+        "background.",
+        file=sys.stderr,
+    )
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m kotlin_llm_kernel install", description=__doc__.split("\n\n")[1])
     where = parser.add_mutually_exclusive_group()
@@ -91,9 +114,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default=KERNEL_NAME, help=f"kernel name (default {KERNEL_NAME})")
     parser.add_argument(
         "--class-data-sharing",
-        action="store_true",
-        help="also make the class-data sharing archive for these settings now (otherwise the first kernel start "
-        "makes it in the background)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="make the class-data sharing archive for these settings now (the default; ~10 s); with "
+        "--no-class-data-sharing the first kernel start makes it in the background",
     )
     args, settings = parser.parse_known_args(argv)
     unknown = [s for s in settings if not s.startswith("--KotlinKernel.")]
@@ -103,10 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     destination = install(user=prefix is None, prefix=prefix, settings=settings, name=args.name)
     print(f"Installed the {args.name} kernelspec in {destination}, and {args.name}{SANDBOXED_SUFFIX} beside it")
     if args.class_data_sharing:
-        from .cds import build
-        from .config.kernel_config import load
-
-        print(f"Class-data sharing archive: {build(load(settings).request.jvm).path}")
+        make_archive(settings)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,16 @@ def test_settings_and_another_python_go_into_argv() -> None:
 
 
 def test_install_into_a_prefix_with_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["--prefix", str(tmp_path), "--name", "kotlin-test", "--KotlinKernel.jvm_options=-Xmx2g"])
+    main(
+        [
+            "--prefix",
+            str(tmp_path),
+            "--name",
+            "kotlin-test",
+            "--KotlinKernel.jvm_options=-Xmx2g",
+            "--no-class-data-sharing",
+        ]
+    )
     spec_file = tmp_path / "share" / "jupyter" / "kernels" / "kotlin-test" / "kernel.json"
     spec = json.loads(spec_file.read_text(encoding="utf-8"))
     assert spec["argv"][-1] == "--KotlinKernel.jvm_options=-Xmx2g"

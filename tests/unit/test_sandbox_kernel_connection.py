@@ -111,7 +111,16 @@ def test_the_wheel_kernelspec_is_the_installed_one_with_python_on_path() -> None
 def test_install_puts_the_sandboxed_kernelspec_beside_the_kernel(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["--prefix", str(tmp_path), "--name", "kotlin-test", "--KotlinKernel.jvm_options=-Xmx2g"])
+    main(
+        [
+            "--prefix",
+            str(tmp_path),
+            "--name",
+            "kotlin-test",
+            "--KotlinKernel.jvm_options=-Xmx2g",
+            "--no-class-data-sharing",
+        ]
+    )
     kernels = tmp_path / "share" / "jupyter" / "kernels"
     assert sorted(p.name for p in kernels.iterdir()) == ["kotlin-test", "kotlin-test-sandboxed"]
     spec = json.loads((kernels / "kotlin-test-sandboxed" / "kernel.json").read_text(encoding="utf-8"))
