@@ -1,7 +1,7 @@
 """Warm spares (issue 42): a fresh kernel's first result and first completion, cold, from a warm spare, and on
 JetBrains' kernel; and what the idle pool costs in memory (see bench/README.md).
 
-``python bench/spares.py [--starts 5] [--spare-kernel kotlin-llm-warm] [--spare-env VAR=value …] [--spare-arg ARG …]``
+``python bench/spares.py [--starts 5] [--spare-kernel kotlin-llm] [--spare-env VAR=value …] [--spare-arg ARG …]``
 
 Each round starts, for each case and each variant in turn, a fresh kernel through ``KernelManager.start_kernel()``
 (the clock's start) in one working directory:
@@ -16,7 +16,7 @@ ready spare for the working directory is waited for in the pool, untimed) and ``
 let settle (no spare starting, one ready), so that no spare's preparation runs beside a timed start.
 The pool is a private directory (``KOTLIN_LLM_SPARES_DIR``), stopped at the end (``python -m kotlin_llm_kernel pool
 stop``). After the rounds a ready spare idles ``--idle`` seconds and the RSS and PSS (psutil ``memory_full_info``) of
-each process the pool keeps are read: every ready spare's kernel and the pids its record names (its spawner).
+each process the pool keeps are read: every ready spare's kernel and any other pid its record names.
 
 The report (medians [min–max], ratios against cold in the same run, the load average before and after) goes to stdout
 and ``--out``.
@@ -115,7 +115,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--starts", type=int, default=5, help="fresh kernels per case and variant (default 5)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="which, in this order (default all three)")
-    parser.add_argument("--spare-kernel", default="kotlin-llm-warm", help="the kernel given spares (kotlin-llm-warm)")
+    parser.add_argument("--spare-kernel", default=OURS_KERNEL, help=f"the kernel given spares ({OURS_KERNEL})")
     parser.add_argument("--spare-env", action="append", default=[], metavar="VAR=value", help="its environment")
     parser.add_argument(
         "--spare-arg",
@@ -162,7 +162,7 @@ def _kernelspecs(args: argparse.Namespace, kernels: Path) -> None:
         try:
             spare = Path(KernelSpecManager().get_kernel_spec(args.spare_kernel).resource_dir)
         except NoSuchKernel:
-            sys.exit(f"no {args.spare_kernel} kernelspec here: python -m kotlin_llm_kernel install --sys-prefix --warm")
+            sys.exit(f"no {args.spare_kernel} kernelspec here: python -m kotlin_llm_kernel install --sys-prefix")
         shutil.copytree(spare, kernels / args.spare_kernel)  # its argv names its interpreter already
 
 
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     cwd = (args.work / "cwd").resolve()
     cwd.mkdir(parents=True, exist_ok=True)
     pool_dir = Path(tempfile.mkdtemp(prefix="kotlin-llm-bench-spares-"))
-    os.environ[POOL_DIR_VARIABLE] = str(pool_dir)  # the provisioner, in this process, reads it
+    os.environ[POOL_DIR_VARIABLE] = str(pool_dir)  # `pool stop` from this process reads it
     pool = Pool(pool_dir)
     env = {k: v for k, v in environment.kernel_environment(args.java_home).items() if k != SPARES_VARIABLE}
     env[POOL_DIR_VARIABLE] = str(pool_dir)

@@ -319,6 +319,18 @@ def test_a_handed_out_kernel_ends_when_its_launcher_is_killed(pools: dict[str, P
     assert not kernel.km.is_alive()
 
 
+def test_a_handed_out_kernel_that_dies_is_seen_dead_by_its_client(
+    pools: dict[str, Pool], started: list[Started]
+) -> None:
+    _ready(pools["warm"])
+    kernel = _start(started)
+    pid, launcher = kernel.kernel_pid, kernel.launcher
+    assert kernel.spare and kernel.km.is_alive()
+    os.kill(pid, signal.SIGKILL)  # a crash of the JVM, or the OOM killer
+    _wait("the client to see its kernel dead", lambda: not kernel.km.is_alive(), 60)
+    assert _gone(launcher)
+
+
 #: A client process that starts a warm kernel and says whether it got a spare, then waits to be killed.
 CLIENT = f"""
 import time
