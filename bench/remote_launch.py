@@ -31,15 +31,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import psutil
 
 from completion_report import replace_section
 from environment import BENCH_DIR, REPO, free_port
+from timed_start import median_text, started_kernel
 
 DEPLOY = REPO / "deploy"
 HEADING = "## Remote kernels"
@@ -99,40 +95,8 @@ def write_pod_kernelspec(jupyter: Path, log_dir: Path) -> None:
 
 async def first_result(kernel_name: str, env: dict[str, str]) -> tuple[float, float]:
     """Seconds from ``start_kernel()`` to its return, and to the first cell's reply; the kernel is shut down after."""
-    from jupyter_client.manager import AsyncKernelManager
-
-    km = AsyncKernelManager(kernel_name=kernel_name)
-    began = time.monotonic()
-    await km.start_kernel(env=os.environ | env)
-    started = time.monotonic() - began
-    pid = km.provisioner.local_proc.pid if hasattr(km.provisioner, "local_proc") else km.provisioner.pid
-    root = psutil.Process(pid)
-    kc = km.client()
-    kc.start_channels()
-    try:
-        await kc.wait_for_ready(timeout=TIMEOUT)
-        shown: list[str] = []
-
-        def output(msg: dict[str, Any]) -> None:
-            if msg["msg_type"] == "execute_result":
-                shown.append(msg["content"]["data"]["text/plain"])
-
-        reply = await kc.execute_interactive("1 + 1", output_hook=output, timeout=TIMEOUT)
-        elapsed = time.monotonic() - began
-        if reply["content"]["status"] != "ok" or shown != ["2"]:
-            raise RuntimeError(f"{kernel_name}: 1 + 1 gave {reply['content']} {shown}")
-    finally:
-        processes = [root, *root.children(recursive=True)]
-        kc.stop_channels()
-        await km.shutdown_kernel(now=False)
-        _, alive = psutil.wait_procs(processes, timeout=60)
-        for process in alive:
-            process.kill()
-    return started, elapsed
-
-
-def median_text(values: Sequence[float]) -> str:
-    return f"{statistics.median(values):.2f} s [{min(values):.2f}–{max(values):.2f}]"
+    async with started_kernel(kernel_name, env, TIMEOUT) as kernel:
+        return kernel.returned, kernel.first
 
 
 def ratio(results: dict[str, list[tuple[float, float]]], name: str, base: str) -> float:

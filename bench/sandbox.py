@@ -30,15 +30,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import psutil
 
 from completion_report import replace_section
 from environment import BENCH_DIR
+from timed_start import median_text, started_kernel
 
 HEADING = "## Sandbox"
 PLAIN, SANDBOXED, READABLE = "plain", "sandboxed", "sandboxed, readable archive"
@@ -59,52 +56,15 @@ class Start:
 
 
 async def one_start(kernel_name: str, env: dict[str, str], cells: int) -> Start:
-    from jupyter_client.manager import AsyncKernelManager
-
-    km = AsyncKernelManager(kernel_name=kernel_name)
-    began = time.monotonic()
-    await km.start_kernel(env=os.environ | env)
-    root = psutil.Process(km.provisioner.pid)  # type: ignore[union-attr]
-    kc = km.client()
-    kc.start_channels()
-    try:
-        await kc.wait_for_ready(timeout=TIMEOUT)
-
-        async def run(code: str) -> str:
-            shown: list[str] = []
-
-            def output(msg: dict[str, Any]) -> None:
-                if msg["msg_type"] == "execute_result":
-                    shown.append(msg["content"]["data"]["text/plain"])
-
-            reply = await kc.execute_interactive(code, output_hook=output, timeout=TIMEOUT)
-            if reply["content"]["status"] != "ok" or len(shown) != 1:
-                raise RuntimeError(f"{kernel_name}: {code} gave {reply['content']} {shown}")
-            return shown[0]
-
-        if await run("1 + 1") != "2":
-            raise RuntimeError(f"{kernel_name}: 1 + 1 is not 2")
-        first = time.monotonic() - began
+    async with started_kernel(kernel_name, env, TIMEOUT) as kernel:
         warm = []
         for _ in range(cells):
             sent = time.monotonic()
-            if await run("1 + 1") != "2":
+            if await kernel.run("1 + 1") != "2":
                 raise RuntimeError(f"{kernel_name}: 1 + 1 is not 2")
             warm.append(time.monotonic() - sent)
-        archive = await run(MAPPED) == "true"
-    finally:
-        processes = [root, *root.children(recursive=True)]
-        kc.stop_channels()
-        await km.shutdown_kernel(now=False)
-        _, alive = psutil.wait_procs(processes, timeout=60)
-        for process in alive:
-            process.kill()
-    return Start(first, warm, archive)
-
-
-def median_text(values: Sequence[float], unit: str = "s", scale: float = 1.0, digits: int = 2) -> str:
-    scaled = [value * scale for value in values]
-    return f"{statistics.median(scaled):.{digits}f} {unit} [{min(scaled):.{digits}f}–{max(scaled):.{digits}f}]"
+        archive = await kernel.run(MAPPED) == "true"
+        return Start(kernel.first, warm, archive)
 
 
 def ratios(results: dict[str, list[Start]], name: str, of: str) -> tuple[float, float]:

@@ -131,3 +131,14 @@ def greeter(version: str) -> dict[str, str]:
             f'public class Greeter {{ public static String version() {{ return "{version}"; }} }}\n'
         )
     }
+
+
+@contextmanager
+def greeter_repository(root: Path) -> Iterator[str]:
+    """A repository in ``root`` with com.example:greeter 1.0 and 1.1 (its metadata names both), served on 127.0.0.1
+    as :func:`served` serves it: its URL."""
+    for version in ("1.0", "1.1"):
+        add_artifact(root, "com.example", "greeter", version, greeter(version))
+    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
+    with served(root) as url:
+        yield url

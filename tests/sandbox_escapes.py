@@ -194,3 +194,23 @@ def facts_for(marker: Path, port: int) -> Facts:
     outside = open_directory()
     outside.chmod(0o777)
     return Facts(marker, port, subprocess.Popen(["sleep", "600"]), outside)
+
+
+@contextmanager
+def escape_targets() -> Iterator[tuple[Path, int]]:
+    """What the escapes reach for on the host, for a test module: the marker in the real home and the greeting
+    server's port (:func:`facts_for` takes both)."""
+    with home_marker() as marker, greeting_server() as port:
+        yield marker, port
+
+
+@contextmanager
+def escape_facts(targets: tuple[Path, int]) -> Iterator[Facts]:
+    """The facts of one run of the table; afterwards its directory outside is removed, and the file the escape into
+    the package writes (where no sandbox stops it) deleted."""
+    facts = facts_for(*targets)
+    try:
+        yield facts
+    finally:
+        shutil.rmtree(facts.outside)
+        (PACKAGE / "escaped.txt").unlink(missing_ok=True)

@@ -4,48 +4,23 @@ server a real subprocess (the console script) running one Kotlin session."""
 from __future__ import annotations
 
 import base64
-import os
 import socket
 import struct
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ImageContent, TextContent, Tool
 
-from maven_repository import add_artifact, add_metadata, greeter, served
-
-SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
-#: Seconds for a call, the first starting the JVM and the compiler.
-CALL_TIMEOUT = 180
-
-T = TypeVar("T")
-
-
-def talk(steps: Callable[[ClientSession], Awaitable[T]], command: Sequence[str] = (str(SERVER),)) -> T:
-    """Starts a server with ``command``, runs ``steps`` against it over stdio and returns what they return; the
-    server then ends."""
-
-    async def exchange() -> T:
-        # The whole environment, so that the server sees the test's private cache and Jupyter directories.
-        parameters = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(os.environ))
-        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await steps(session)
-
-    return anyio.run(exchange)
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> CallToolResult:
-    return await session.call_tool(tool, arguments, read_timeout_seconds=CALL_TIMEOUT)
+from maven_repository import greeter_repository
+from mcp_client import CALL_TIMEOUT, SERVER, call, talk
 
 
 def text(result: CallToolResult) -> str:
@@ -292,11 +267,7 @@ def test_restart_starts_a_fresh_session(conversation: dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Maven repository on 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
-    root = tmp_path_factory.mktemp("repo")
-    for version in ("1.0", "1.1"):
-        add_artifact(root, "com.example", "greeter", version, greeter(version))
-    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
-    with served(root) as url:
+    with greeter_repository(tmp_path_factory.mktemp("repo")) as url:
         yield url
 
 
@@ -312,7 +283,9 @@ def test_add_dependency_and_settings_with_python_m(repository: str, tmp_path: Pa
         ]
 
     settings = ["--repository", repository, "--local-repository", str(tmp_path / "local"), "--cell-time-limit", "2"]
-    added, used, absent, slow, _, listed = talk(steps, [sys.executable, "-m", "kotlin_llm_kernel.mcp", *settings])
+    added, used, absent, slow, _, listed = talk(
+        steps, settings, command=[sys.executable, "-m", "kotlin_llm_kernel.mcp"]
+    )
     assert added.is_error is False
     assert added.structured_content == ok("snippet1.kts", None) | {"resolved_versions": {"com.example:greeter": "1.1"}}
     assert used.structured_content == ok("snippet2.kts", "1.1")

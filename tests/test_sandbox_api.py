@@ -24,9 +24,8 @@ from sandbox_escapes import (
     SECRET_NAME,
     Escape,
     Facts,
-    facts_for,
-    greeting_server,
-    home_marker,
+    escape_facts,
+    escape_targets,
     open_directory,
     require_sandbox,
 )
@@ -44,8 +43,8 @@ def secret() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def targets(secret: None) -> Iterator[tuple[Path, int]]:
-    with home_marker() as marker, greeting_server() as port:
-        yield marker, port
+    with escape_targets() as found:
+        yield found
 
 
 def escapes(session: ScriptSession, facts: Facts) -> Outcomes:
@@ -64,29 +63,23 @@ def escapes(session: ScriptSession, facts: Facts) -> Outcomes:
 
 @pytest.fixture(scope="module")
 def unsandboxed(targets: tuple[Path, int]) -> Iterator[tuple[Facts, Outcomes]]:
-    facts = facts_for(*targets)
     cwd = os.getcwd()
     work = open_directory()
     os.chdir(work)  # the file-size escape writes to the working directory
     try:
-        with ScriptSession(options=SessionOptions(echo=False)) as session:
+        with escape_facts(targets) as facts, ScriptSession(options=SessionOptions(echo=False)) as session:
             yield facts, escapes(session, facts)
     finally:
         os.chdir(cwd)
         shutil.rmtree(work)
-        shutil.rmtree(facts.outside)
-        (PACKAGE / "escaped.txt").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
 def sandboxed(targets: tuple[Path, int]) -> Iterator[tuple[Facts, Outcomes]]:
     require_sandbox()
-    facts = facts_for(*targets)
-    try:
-        with ScriptSession(options=SessionOptions(echo=False, sandbox=SandboxOptions())) as session:
-            yield facts, escapes(session, facts)
-    finally:
-        shutil.rmtree(facts.outside)
+    options = SessionOptions(echo=False, sandbox=SandboxOptions())
+    with escape_facts(targets) as facts, ScriptSession(options=options) as session:
+        yield facts, escapes(session, facts)
 
 
 @pytest.mark.parametrize("escape", ESCAPES, ids=[escape.name for escape in ESCAPES])

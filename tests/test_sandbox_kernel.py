@@ -44,7 +44,7 @@ from kernel_client import (
     running_kernel,
     warm_up,
 )
-from maven_repository import add_artifact, add_metadata, greeter, served
+from maven_repository import greeter_repository
 
 SANDBOXED = "kotlin-llm-sandboxed"
 SANDBOXED_SIGNAL = "kotlin-llm-sandboxed-signal"
@@ -364,11 +364,7 @@ def test_signals_to_the_launcher_reach_the_kernel(signal_kernelspec: str) -> Non
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Maven repository on the host's 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
-    root = tmp_path_factory.mktemp("repo")
-    for version in ("1.0", "1.1"):
-        add_artifact(root, "com.example", "greeter", version, greeter(version))
-    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
-    with served(root) as url:
+    with greeter_repository(tmp_path_factory.mktemp("repo")) as url:
         yield url
 
 

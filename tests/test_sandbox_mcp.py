@@ -8,18 +8,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
-from maven_repository import add_artifact, add_metadata, greeter, served
+from maven_repository import greeter_repository
+from mcp_client import SERVER, call, run, talk
 from sandbox_escapes import (
     ESCAPES,
     PACKAGE,
@@ -27,39 +25,11 @@ from sandbox_escapes import (
     SECRET_NAME,
     Escape,
     Facts,
-    facts_for,
-    greeting_server,
-    home_marker,
+    escape_facts,
+    escape_targets,
     open_directory,
     require_sandbox,
 )
-
-SERVER = Path(sys.executable).parent / "kotlin-llm-mcp"
-CALL_TIMEOUT = 180
-T = TypeVar("T")
-
-
-def talk(
-    steps: Callable[[ClientSession], Awaitable[T]],
-    arguments: Sequence[str],
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-) -> T:
-    """Starts ``kotlin-llm-mcp arguments``, runs ``steps`` against it over stdio and returns what they return."""
-
-    async def exchange() -> T:
-        parameters = StdioServerParameters(
-            command=str(SERVER), args=list(arguments), env=env or dict(os.environ), cwd=cwd
-        )
-        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await steps(session)
-
-    return anyio.run(exchange)
-
-
-async def run(session: ClientSession, code: str) -> CallToolResult:
-    return await session.call_tool("run", {"code": code}, read_timeout_seconds=CALL_TIMEOUT)
 
 
 def content(result: CallToolResult) -> dict[str, Any]:
@@ -70,24 +40,14 @@ def content(result: CallToolResult) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Maven repository on the host's 127.0.0.1 with com.example:greeter 1.0 and 1.1."""
-    root = tmp_path_factory.mktemp("repo")
-    for version in ("1.0", "1.1"):
-        add_artifact(root, "com.example", "greeter", version, greeter(version))
-    add_metadata(root, "com.example", "greeter", ["1.0", "1.1"])
-    with served(root) as url:
+    with greeter_repository(tmp_path_factory.mktemp("repo")) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def host_server() -> Iterator[int]:
-    with greeting_server() as port:
-        yield port
-
-
-@pytest.fixture(scope="module")
-def marker() -> Iterator[Path]:
-    with home_marker() as path:
-        yield path
+def targets() -> Iterator[tuple[Path, int]]:
+    with escape_targets() as found:
+        yield found
 
 
 def environment() -> dict[str, str]:
@@ -114,27 +74,24 @@ def escapes(facts: Facts, arguments: Sequence[str], cwd: Path) -> dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def unsandboxed(marker: Path, host_server: int) -> Iterator[tuple[Facts, dict[str, Any]]]:
-    facts = facts_for(marker, host_server)
+def unsandboxed(targets: tuple[Path, int]) -> Iterator[tuple[Facts, dict[str, Any]]]:
     cwd = open_directory()
     try:
-        yield facts, escapes(facts, [], cwd)
+        with escape_facts(targets) as facts:
+            yield facts, escapes(facts, [], cwd)
     finally:
         shutil.rmtree(cwd)
-        shutil.rmtree(facts.outside)
-        (PACKAGE / "escaped.txt").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
-def sandboxed(marker: Path, host_server: int) -> Iterator[tuple[Facts, dict[str, Any]]]:
+def sandboxed(targets: tuple[Path, int]) -> Iterator[tuple[Facts, dict[str, Any]]]:
     require_sandbox()
-    facts = facts_for(marker, host_server)
     parent = open_directory()
     try:
-        yield facts, escapes(facts, ["--sandbox", "--workspace", str(parent / "workspace")], parent)
+        with escape_facts(targets) as facts:
+            yield facts, escapes(facts, ["--sandbox", "--workspace", str(parent / "workspace")], parent)
     finally:
         shutil.rmtree(parent)
-        shutil.rmtree(facts.outside)
 
 
 @pytest.mark.parametrize("escape", ESCAPES, ids=[escape.name for escape in ESCAPES])
@@ -190,10 +147,9 @@ def test_system_exit_is_refused_with_and_without_the_sandbox(
 
 def dependency_steps(repository: str) -> Callable[[ClientSession], Awaitable[list[CallToolResult]]]:
     async def steps(session: ClientSession) -> list[CallToolResult]:
-        add = {"read_timeout_seconds": CALL_TIMEOUT}
         return [
             # version-less: its maven-metadata.xml through the JDK's HttpClient, the jar through maven-resolver
-            await session.call_tool("add_dependency", {"coordinates": "com.example:greeter"}, **add),
+            await call(session, "add_dependency", coordinates="com.example:greeter"),
             await run(session, "com.example.greeter.Greeter.version()"),
             await run(session, '@file:Repository("https://example.com/maven/")\n@file:DependsOn("com.example:x:1.0")'),
         ]
@@ -245,7 +201,7 @@ def test_the_workspace_keeps_files_across_cells_and_restarts_and_holds_cut_resul
         return [
             await run(session, 'java.io.File("notes.txt").writeText("kept")'),
             await run(session, 'java.io.File("notes.txt").readText()'),
-            await session.call_tool("restart", {}, read_timeout_seconds=CALL_TIMEOUT),
+            await call(session, "restart"),
             await run(session, 'java.io.File("notes.txt").readText()'),
             await run(session, 'java.io.File("notes.txt").absolutePath'),
             await run(session, '"x".repeat(30_000)'),
@@ -285,16 +241,16 @@ def test_without_bwrap_the_server_refuses_to_start() -> None:
     )
 
 
-def test_network_all_opens_the_hosts_loopback(host_server: int, repository: str) -> None:
+def test_network_all_opens_the_hosts_loopback(targets: tuple[Path, int], repository: str) -> None:
+    _, host_server = targets
     require_sandbox()
     parent = open_directory()
     reach = f'java.net.Socket("127.0.0.1", {host_server}).use {{ it.getInputStream().bufferedReader().readLine() }}'
 
     async def steps(session: ClientSession) -> list[CallToolResult]:
-        add = {"read_timeout_seconds": CALL_TIMEOUT}
         return [
             await run(session, reach),
-            await session.call_tool("add_dependency", {"coordinates": "com.example:greeter"}, **add),
+            await call(session, "add_dependency", coordinates="com.example:greeter"),
         ]
 
     arguments = ["--sandbox", "--network", "all", "--workspace", str(parent / "ws"), "--repository", repository]

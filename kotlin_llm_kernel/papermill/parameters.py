@@ -14,14 +14,8 @@ from papermill.iorw import NoDatesSafeLoader
 from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
-from .kotlin_literals import (
-    KotlinParameterError,
-    comment,
-    declarations,
-    declared_parameters,
-    kotlin_literal,
-    kotlin_name,
-)
+from .kotlin_literals import KotlinParameterError, comment, kotlin_literal, kotlin_name
+from .parameters_cell import declarations, declared_parameters
 
 #: The names papermill looks the translator up by: the kernel's name first (so ``-k kotlin-llm`` on a notebook saved
 #: with another language still gets Kotlin), then the notebook's language.
@@ -40,7 +34,7 @@ class KotlinTranslator(Translator):
     """``val n = 5L``, ``val name = "x"``, ``val flags = listOf(1L, 2L)``, ``val cfg = mapOf("a" to 1L)`` after a
     ``// Parameters`` comment; :func:`.kotlin_literals.kotlin_literal` says how each type is written. A parameter
     the notebook's parameters cell declares gets that declaration's type (``val n = 10`` → ``val n = 5``; a str for
-    ``val flags = listOf(0)`` read as YAML → ``listOf(1, 2)``): see :func:`.kotlin_literals.declarations`."""
+    ``val flags = listOf(0)`` read as YAML → ``listOf(1, 2)``): see :func:`.parameters_cell.declarations`."""
 
     @classmethod
     def translate(cls, val: Any) -> str:

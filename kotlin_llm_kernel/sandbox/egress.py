@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from .layout import RELAY_HOST, RELAY_PORT
+from .streams import pipe
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,6 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 HEAD_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 30.0
 MAX_HEAD = 64 * 1024
-CHUNK = 65536
 #: Headers of the client's request not passed on to a repository (hop-by-hop, or for the proxy).
 _DROPPED = ("proxy-connection", "proxy-authorization", "connection", "keep-alive")
 
@@ -148,17 +148,6 @@ def _response(status: str, text: str) -> bytes:
     return (head + "Connection: close\r\n\r\n").encode() + body
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(CHUNK):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        writer.close()
-
-
 def _origin_request(method: str, target: str, headers: list[str]) -> bytes:
     parts = urlsplit(target)
     path = urlunsplit(("", "", parts.path or "/", parts.query, ""))
@@ -232,7 +221,7 @@ class EgressProxy:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         else:
             upstream_writer.write(_origin_request(method.upper(), target, [line for line in lines[1:] if line]))
-        await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
 
     def _note(self, decision: str) -> None:
         self.decisions.append(decision)

@@ -1,7 +1,8 @@
 """Run inside the sandbox before the command (``python -m kotlin_llm_kernel.sandbox.inside [--relay SOCKET] LIMITS
 -- COMMAND...``): sets the limits (rlimits of tasks, file size, open files; no core dumps), starts the relay that
 joins ``127.0.0.1:3128`` to the egress proxy's Unix socket when asked (a forked process, listening before the
-command starts), then becomes the command. It imports only :mod:`.layout`: it runs before anything else inside."""
+command starts), then becomes the command. It imports only :mod:`.layout` and :mod:`.streams`: it runs before
+anything else inside."""
 
 from __future__ import annotations
 
@@ -13,20 +14,7 @@ import socket
 import sys
 
 from .layout import RELAY_HOST, RELAY_PORT
-
-#: Bytes copied per read by the relay.
-CHUNK = 65536
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(CHUNK):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        writer.close()
+from .streams import pipe
 
 
 async def _relay(listener: socket.socket, target: str) -> None:
@@ -36,7 +24,7 @@ async def _relay(listener: socket.socket, target: str) -> None:
         except OSError:
             writer.close()
             return
-        await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
 
     server = await asyncio.start_server(joined, sock=listener)
     async with server:

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+from .streams import pipe
+
 _log = logging.getLogger(__name__)
 #: How often a connection tries the kernel's socket again while the kernel has not bound it yet.
 RETRY_INTERVAL = 0.05
@@ -78,8 +80,8 @@ class ZmqRelay:
         try:
             kernel_in, kernel_out = await self._connect(ipc_path(self.run_dir, port))
             copies = [
-                asyncio.ensure_future(_copy(client_in, kernel_out)),
-                asyncio.ensure_future(_copy(kernel_in, client_out)),
+                asyncio.ensure_future(pipe(client_in, kernel_out, CHUNK)),
+                asyncio.ensure_future(pipe(kernel_in, client_out, CHUNK)),
             ]
             try:
                 # ZMTP never half-closes: the first side to end ends the connection
@@ -101,13 +103,6 @@ class ZmqRelay:
                 return await asyncio.open_unix_connection(str(path))
             except (FileNotFoundError, ConnectionRefusedError):
                 await asyncio.sleep(RETRY_INTERVAL)
-
-
-async def _copy(source: asyncio.StreamReader, destination: asyncio.StreamWriter) -> None:
-    with contextlib.suppress(ConnectionError):
-        while data := await source.read(CHUNK):
-            destination.write(data)
-            await destination.drain()
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:

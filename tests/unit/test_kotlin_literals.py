@@ -1,5 +1,6 @@
-"""Python values as Kotlin source (kotlin_llm_kernel.papermill.kotlin_literals), without a kernel; that the Kotlin
-compiler accepts the texts, with these types and values, is checked by tests/test_papermill.py."""
+"""Python values as Kotlin source (kotlin_llm_kernel.papermill: kotlin_literals, kotlin_types, parameters_cell), without
+a kernel; that the Kotlin compiler accepts the texts, with these types and values, is checked by
+tests/test_papermill.py."""
 
 from __future__ import annotations
 
@@ -7,17 +8,9 @@ import datetime
 
 import pytest
 import yaml
-from kotlin_llm_kernel.papermill.kotlin_literals import (
-    Declared,
-    KotlinParameterError,
-    KotlinType,
-    Literal,
-    declarations,
-    declared_parameters,
-    kotlin_literal,
-    kotlin_name,
-    parse_type,
-)
+from kotlin_llm_kernel.papermill.kotlin_literals import KotlinParameterError, Literal, kotlin_literal, kotlin_name
+from kotlin_llm_kernel.papermill.kotlin_types import KotlinType, parse_type
+from kotlin_llm_kernel.papermill.parameters_cell import Declared, declarations, declared_parameters
 
 
 def test_scalars_have_kotlin_literals_of_fixed_types() -> None:

@@ -1,35 +1,18 @@
 package org.kotlinllm.script.jupyterapi
 
-import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
-import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
 import org.kotlinllm.script.ExecutionPhase
 import org.kotlinllm.script.assertError
-import org.kotlinllm.script.assertValue
-import org.kotlinllm.script.host.EventReader
-import org.kotlinllm.script.host.HostOutcome
-import org.kotlinllm.script.host.HostSession
-import org.kotlinllm.script.host.defaultSettings
 import java.nio.file.Files
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
 /** Library descriptors in JetBrains' JSON format, through `loadLibraryDescriptor` and `%use @file[…]`. */
 @Timeout(600)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class DescriptorLoadingTest {
+class DescriptorLoadingTest : OneSessionTest() {
 
     private val repository = IntegrationFixtures.repository().toURI().toString()
-    private val session = HostSession.create(emptyMap(), defaultSettings())
-    private val events = EventReader(session)
-
-    @AfterAll
-    fun close() = session.close()
-
-    private fun run(code: String): HostOutcome = events.settled(session.submit(code.trimIndent()).snippetNumber)
-
-    private fun value(code: String): HostOutcome = run(code).also { it.result.assertValue() }
 
     @Test
     fun `init, initCell, imports and renderers of a descriptor, with options for its properties`() {

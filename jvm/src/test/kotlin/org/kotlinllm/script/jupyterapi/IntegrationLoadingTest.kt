@@ -1,16 +1,7 @@
 package org.kotlinllm.script.jupyterapi
 
-import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
-import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
-import org.kotlinllm.script.assertValue
-import org.kotlinllm.script.host.DisplayEvent
-import org.kotlinllm.script.host.EventReader
-import org.kotlinllm.script.host.HostOutcome
-import org.kotlinllm.script.host.HostSession
-import org.kotlinllm.script.host.OutputEvent
-import org.kotlinllm.script.host.defaultSettings
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
 
@@ -19,29 +10,9 @@ import kotlin.test.assertTrue
  * depends on its jar: the fixtures of [IntegrationFixtures], built by the tests against the real API jars.
  */
 @Timeout(600)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class IntegrationLoadingTest {
+class IntegrationLoadingTest : OneSessionTest() {
 
     private val repository = IntegrationFixtures.repository().toURI().toString()
-    private val session = HostSession.create(emptyMap(), defaultSettings())
-    private val events = EventReader(session)
-
-    @AfterAll
-    fun close() = session.close()
-
-    private fun run(code: String): HostOutcome = events.settled(session.submit(code.trimIndent()).snippetNumber)
-
-    private fun value(code: String): HostOutcome = run(code).also { it.result.assertValue() }
-
-    private fun output(number: Int, stream: String): String =
-        events.events.filterIsInstance<OutputEvent>().filter {
-            it.snippetNumber == number && it.stream == stream
-        }.joinToString("") { it.text }
-
-    private fun displays(number: Int): List<DisplayEvent> = events.events.filterIsInstance<DisplayEvent>().filter {
-        it.snippetNumber ==
-            number
-    }
 
     @Test
     fun `a dependency's integration loads once, its renderers, declarations, converters and callbacks work`() {

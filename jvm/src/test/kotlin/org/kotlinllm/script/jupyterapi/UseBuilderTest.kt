@@ -1,14 +1,10 @@
 package org.kotlinllm.script.jupyterapi
 
-import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Test
-import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.Timeout
 import org.kotlinllm.script.assertValue
 import org.kotlinllm.script.host.EventReader
-import org.kotlinllm.script.host.HostOutcome
 import org.kotlinllm.script.host.HostSession
-import org.kotlinllm.script.host.OutputEvent
 import org.kotlinllm.script.host.defaultSettings
 import kotlin.test.assertEquals
 import kotlin.test.assertTrue
@@ -18,23 +14,7 @@ import kotlin.test.assertTrue
  * processors, as a notebook written for JetBrains' kernel uses them: one session, cells in order.
  */
 @Timeout(600)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class UseBuilderTest {
-
-    private val session = HostSession.create(emptyMap(), defaultSettings())
-    private val events = EventReader(session)
-
-    @AfterAll
-    fun close() = session.close()
-
-    private fun run(code: String): HostOutcome = events.settled(session.submit(code.trimIndent()).snippetNumber)
-
-    private fun value(code: String): HostOutcome = run(code).also { it.result.assertValue() }
-
-    private fun stderrOf(number: Int): String =
-        events.events.filterIsInstance<OutputEvent>().filter {
-            it.snippetNumber == number && it.stream == "stderr"
-        }.joinToString("") { it.text }
+class UseBuilderTest : OneSessionTest() {
 
     @Test
     fun `import adds default imports for the later cells`() {
@@ -159,7 +139,7 @@ class UseBuilderTest {
             """,
         )
         assertEquals("own value", outcome.valueText)
-        val err = stderrOf(outcome.snippetNumber)
+        val err = output(outcome.snippetNumber, "stderr")
         assertTrue(
             err.startsWith(
                 "[kotlin-llm] error: the USE {} of snippet${outcome.snippetNumber}.kts: its init code (onLoaded) threw " +
@@ -230,7 +210,7 @@ class UseBuilderTest {
         assertEquals(
             "[kotlin-llm] error: the USE {} of snippet${outcome.snippetNumber}.kts needs JetBrains' kernel 0.99.0.1 or newer; " +
                 "this kernel implements its API 0.19.0.944: not loaded\n",
-            stderrOf(outcome.snippetNumber),
+            output(outcome.snippetNumber, "stderr"),
         )
     }
 
@@ -300,7 +280,7 @@ class UseBuilderTest {
         assertEquals(
             "[kotlin-llm] the renderer of the USE {} of snippet${outcome.snippetNumber}.kts threw java.lang.IllegalStateException: " +
                 "cannot render 4; shown as text\n",
-            stderrOf(outcome.snippetNumber),
+            output(outcome.snippetNumber, "stderr"),
         )
         assertEquals("2", value("1 + 1").valueText)
     }

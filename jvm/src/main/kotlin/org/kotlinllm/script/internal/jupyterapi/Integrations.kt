@@ -74,7 +74,7 @@ internal class Integrations(
             is LibraryDefinitionProducer -> instance.getDefinitions(notebook())
             else -> listOf(instance as LibraryDefinition)
         }
-        val known = Libraries.all.firstOrNull { it.integration?.producer == integration.fqn } ?: return definitions
+        val known = Libraries.withProducer(integration.fqn) ?: return definitions
         return definitions.map { StandIns.without(it, known) }
     }
 

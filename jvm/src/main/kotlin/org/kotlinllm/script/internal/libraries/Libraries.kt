@@ -159,6 +159,9 @@ internal object Libraries {
     /** The renderers of the libraries' values, in the order of [all]. */
     val renderers: List<LibraryRenderer> = all.mapNotNull { it.renderer }
 
+    /** The library whose JetBrains-kernel integration is [producer] (a class name), if the catalogue knows one. */
+    fun withProducer(producer: String): Library? = all.firstOrNull { it.integration?.producer == producer }
+
     /** A library the hints alone know: one artifact, its root package, its best-known names. */
     private fun hinted(name: String, coordinates: String, packageName: String, vararg names: String): Library =
         Library(name, listOf(coordinates), hints = listOf(Library.Hint(coordinates, packageName, names.toList())))

@@ -165,7 +165,7 @@ internal class SnippetPipeline(
     }
 
     override fun integrationOptions(producer: String): Map<String, String> =
-        Libraries.all.firstOrNull { it.integration?.producer == producer }?.let { libraries.optionsOf(it.name) }.orEmpty()
+        Libraries.withProducer(producer)?.let { libraries.optionsOf(it.name) }.orEmpty()
 
     override fun takeAddedJars(): List<File> = addedJars.toList().also { addedJars.clear() }
 
