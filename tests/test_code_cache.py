@@ -19,7 +19,8 @@ val codePools = ManagementFactory.getMemoryPoolMXBeans().filter { it.name.starts
 val vm = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean::class.java)
 val flushing = vm.getVMOption("UseCodeCacheFlushing").value
 val inlining = vm.getVMOption("C1MaxInlineSize").value
-"${codePools.sumOf { it.usage.max } / (1024 * 1024)} MB in ${codePools.size} pools, flushing $flushing, inlining $inlining"
+val megabytes = codePools.sumOf { it.usage.max } / (1024 * 1024)
+"$megabytes MB in ${codePools.size} pools, flushing $flushing, inlining $inlining"
 """
 
 
