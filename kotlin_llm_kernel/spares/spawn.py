@@ -15,13 +15,15 @@ from .request import SpareRequest
 
 #: What a spare is reckoned to take against the memory ceiling (an idle one measured ~330 MB of RSS).
 SPARE_ESTIMATE_MB = 350
+#: The longest path a Unix socket may be bound to (sun_path less its terminating zero).
+SOCKET_PATH_LIMIT = 107
 
 
 def ensure_spare(pool: Pool, request: SpareRequest, settings: SpareSettings, delay: float) -> str | None:
     """Starts a spare for ``request`` that begins its JVM after ``delay`` seconds, unless the pool holds
     ``settings.size`` of its kind or one more would pass the memory ceiling; returns its id, or None."""
-    if settings.size <= 0:
-        return None
+    if settings.size <= 0 or len(os.fsencode(pool.socket_path(pool.new_id()))) > SOCKET_PATH_LIMIT:
+        return None  # a spare in a pool this deep could not bind its socket: every start would make a failing one
     signature = request.signature()
     with pool.locked():  # counting and recording are one step: two starts at once start one spare
         waiting = pool.live("starting", "ready")

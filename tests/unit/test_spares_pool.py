@@ -12,8 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kotlin_llm_kernel.config.spares import SpareSettings
 from kotlin_llm_kernel.spares import processes
 from kotlin_llm_kernel.spares.pool import Pool, Record
+from kotlin_llm_kernel.spares.request import SpareRequest
+from kotlin_llm_kernel.spares.spawn import ensure_spare
 
 
 @pytest.fixture
@@ -111,3 +114,10 @@ def test_live_records_drop_the_spares_that_are_gone(tmp_path: Path, sleeper: sub
     assert [r.id for r in pool.live()] == [alive]
     assert [r.id for r in pool.records()] == [alive]
     assert pool.log_file(gone).read_text(encoding="utf-8") == "why it died", "kept: it tells why a spare failed"
+
+
+def test_no_spare_is_started_where_its_socket_could_not_be_bound(tmp_path: Path) -> None:
+    deep = Pool(tmp_path / ("d" * 120))
+    request = SpareRequest.of(["python", "-m", "kotlin_llm_kernel", "-f", "{connection_file}"], {}, tmp_path)
+    assert ensure_spare(deep, request, SpareSettings(size=1), delay=0) is None
+    assert not deep.directory.exists()
