@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.fixture(scope="session")
 def jupyter_dir() -> Path:
     return _JUPYTER
+
+
+def _spares_of_this_run() -> list[psutil.Process]:
+    """Warm spares started by this run's kernels (their JUPYTER_PATH is this run's), wherever their pool is."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            env = process.environ()
+        except (psutil.Error, OSError):
+            continue
+        if env.get("KOTLIN_LLM_SPARE") == "1" and env.get("JUPYTER_PATH") == os.environ["JUPYTER_PATH"]:
+            found.append(process)
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_spare_left_behind() -> Iterator[None]:
+    """Fails the run when a test left a warm spare running (one JVM idling ten minutes per kind of start): a test that
+    starts kernels with an environment of its own must keep the tests' spares switch (kernel_client.py,
+    ``without_kernel_settings``), and a test that asks for spares stops them."""
+    yield
+    left = _spares_of_this_run()
+    described = [" ".join(process.cmdline()) for process in left]
+    for process in left:
+        process.kill()
+    psutil.wait_procs(left, timeout=30)
+    assert described == [], f"warm spares left running by the tests: {described}"
 
 
 @pytest.fixture(scope="module")

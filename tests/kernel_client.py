@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
@@ -65,6 +66,14 @@ class Cell:
     @property
     def kotlin_llm(self) -> dict[str, Any]:
         return self.reply["metadata"].get("kotlin_llm", {})
+
+
+def without_kernel_settings(**more: str) -> dict[str, str]:
+    """This process's environment less the ``KOTLIN_LLM_*`` variables that set the kernel up, but for the switch of
+    warm spares (off in the tests, see conftest.py), plus ``more``."""
+    return {
+        k: v for k, v in os.environ.items() if not k.startswith("KOTLIN_LLM_") or k.startswith("KOTLIN_LLM_SPARES")
+    } | more
 
 
 def collect(

@@ -5,7 +5,6 @@ temporary prefixes, each with its own cache directory, and a real kernel."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from kotlin_llm_kernel.jvm import cds
 from kotlin_llm_kernel.jvm.java_runtime import find_java
 from kotlin_llm_kernel.jvm.jvm_options import jvm_command
 
-from kernel_client import STARTUP_TIMEOUT, execute
+from kernel_client import STARTUP_TIMEOUT, execute, without_kernel_settings
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
 
@@ -43,7 +42,7 @@ class Installed:
 
 
 def _env(cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KOTLIN_LLM_")}
+    env = without_kernel_settings()
     return env | {cds.ENV_CACHE_DIR: str(cache)}
 
 

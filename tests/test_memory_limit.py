@@ -3,17 +3,15 @@ over it, and an OutOfMemoryError reported with the limit while the session keeps
 
 from __future__ import annotations
 
-import os
-
 from kotlin_llm_kernel.jvm.heap_limit import ENV_KERNEL_MEMORY, MB
 
-from kernel_client import execute, running_kernel
+from kernel_client import execute, running_kernel, without_kernel_settings
 
 MAX_MEMORY_MB = "Runtime.getRuntime().maxMemory() / (1024 * 1024)"
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KOTLIN_LLM_") and k != ENV_KERNEL_MEMORY}
+    env = {k: v for k, v in without_kernel_settings().items() if k != ENV_KERNEL_MEMORY}
     return env | extra
 
 

@@ -15,7 +15,7 @@ from kotlin_llm_kernel.jvm import cds
 from kotlin_llm_kernel.jvm.java_runtime import find_java
 from kotlin_llm_kernel.jvm.jvm_options import JvmRequest, jvm_command
 
-from kernel_client import execute, running_kernel
+from kernel_client import execute, running_kernel, without_kernel_settings
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
 
@@ -28,7 +28,7 @@ ARCHIVE_HANG_GUARD = 900
 
 
 def _env(cache: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KOTLIN_LLM_")}
+    env = without_kernel_settings()
     return env | {cds.ENV_CACHE_DIR: str(cache)} | extra
 
 
