@@ -21,7 +21,6 @@ import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 from kotlin_llm_kernel.install import kernel_spec
-from kotlin_llm_kernel.spares import processes
 from kotlin_llm_kernel.spares.command import stop
 from kotlin_llm_kernel.spares.pool import Pool, Record
 
@@ -164,14 +163,6 @@ def _start(started: list[Started], kernel_name: str = "kotlin-llm-warm-test", **
     return kernel
 
 
-def _end(pool: Pool, record: Record) -> None:
-    """Ends a spare a test does not need (as ``pool stop`` would, for one)."""
-    if record.state != "ready" or pool.retire(record.id):
-        assert record.pid is not None
-        processes.end_group(record.pid, record.data.get("start"))
-        pool.remove(record.id)
-
-
 def test_a_start_gets_a_warm_spare_whose_first_cell_is_one(pools: dict[str, Pool], started: list[Started]) -> None:
     cold = _start(started)
     first = execute(cold.kc, "1 + 1")
@@ -240,8 +231,7 @@ def test_a_request_with_other_settings_never_gets_a_mismatched_spare(
     # each of these starts asked for a spare of its own kind: not needed by the next tests, they end now
     others = [r for r in pools["warm"].live("starting", "ready") if r.data["signature"] != spare.data["signature"]]
     assert sorted(r.data["cwd"] for r in others) == sorted([spare.data["cwd"], str(tmp_path.resolve())])
-    for other in others:
-        _end(pools["warm"], other)
+    assert sorted(stop(pools["warm"], records=others)) == sorted(r.id for r in others)
 
 
 def test_a_spare_killed_from_outside_is_never_handed_out_and_is_replaced(

@@ -41,7 +41,7 @@ def serve_from_spare(arguments: Sequence[str], settings: SpareSettings) -> int |
         return None  # ipykernel makes up its connection file: a spare cannot be told it
     request = SpareRequest.of(argv, os.environ, os.getcwd())
     pool = Pool(settings.pool or None)
-    claimed = pool.claim(request.signature(), os.getpid())
+    claimed = pool.claim(request.signature, os.getpid())
     channel = _hand_over(pool, claimed, connection_file) if claimed is not None else None
     ensure_spare(pool, request, settings, settings.refill_delay)
     if claimed is None or channel is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 
 from . import processes
 from .pool import Pool, Record
@@ -18,12 +19,12 @@ def describe(record: Record, now: float) -> str:
     return f"{record.id}  {record.state:<8}  pid {pid or '-':<7}  {memory:>7}  {age:>7}  {record.data.get('cwd', '')}"
 
 
-def stop(pool: Pool, grace: float = 10.0) -> list[str]:
-    """Stops the spares not handed out; returns their ids once they are gone."""
-    if not pool.directory.is_dir():
-        return []
+def stop(pool: Pool, grace: float = 10.0, records: Sequence[Record] | None = None) -> list[str]:
+    """Stops the spares not handed out (of ``records``, default all); returns their ids once they are gone."""
+    if records is None:
+        records = pool.live("starting", "ready") if pool.directory.is_dir() else []
     stopped = []
-    for record in pool.live("starting", "ready"):
+    for record in records:
         if record.state == "ready" and not pool.retire(record.id):
             continue  # claimed meanwhile: it serves a client now
         pool.path("starting", record.id).unlink(missing_ok=True)  # a starting spare then never publishes itself

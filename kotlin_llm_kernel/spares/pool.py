@@ -140,11 +140,8 @@ class Pool:
         owner; a ready spare whose kernel is gone is dropped on the way. None when there is none."""
         if not (self.directory / "ready").is_dir():
             return None
-        for record in self.records("ready"):
+        for record in self.live("ready"):  # one killed from outside is dropped, its log kept to tell why
             if record.data.get("signature") != signature:
-                continue
-            if not record.kernel_running():
-                self.remove(record.id, keep_log=True)  # killed from outside: its log may tell why
                 continue
             target = self.path("claimed", record.id)
             try:
@@ -153,8 +150,8 @@ class Pool:
                 continue  # another claimer won it, or it retired
             data = record.data | {"owner_pid": owner_pid, "owner_start": processes.start_time(owner_pid)}
             write_json(target, data)
-            if not processes.running(record.pid or 0, record.data.get("start")):
-                target.unlink(missing_ok=True)  # it died as we took it
+            if not record.kernel_running():
+                self.remove(record.id, keep_log=True)  # it died as we took it
                 continue
             return Record("claimed", target, data)
         return None

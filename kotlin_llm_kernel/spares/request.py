@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +51,11 @@ class SpareRequest:
         env = {k: v for k, v in self.env.items() if k not in IGNORED_ENV}
         return env | {ENV_SPARE: "1", ENV_SPARE_ID: spare_id, ENV_SPARE_DELAY: f"{delay:g}"}
 
+    @cached_property
     def signature(self) -> str:
         """The request's identity for matching spares: argv, working directory, environment (less
-        :data:`IGNORED_ENV`), the package's version, the engine's jars and the kernel's config files."""
+        :data:`IGNORED_ENV`), the package's version, the engine's jars and the kernel's config files (read once per
+        request: a start claims and then prepares the next spare with it)."""
         parts: dict[str, Any] = {
             "argv": list(self.argv),
             "cwd": self.cwd,

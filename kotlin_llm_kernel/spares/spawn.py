@@ -24,7 +24,7 @@ def ensure_spare(pool: Pool, request: SpareRequest, settings: SpareSettings, del
     ``settings.size`` of its kind or one more would pass the memory ceiling; returns its id, or None."""
     if settings.size <= 0 or len(os.fsencode(pool.socket_path(pool.new_id()))) > SOCKET_PATH_LIMIT:
         return None  # a spare in a pool this deep could not bind its socket: every start would make a failing one
-    signature = request.signature()
+    signature = request.signature
     with pool.locked():  # counting and recording are one step: two starts at once start one spare
         waiting = pool.live("starting", "ready")
         if sum(record.data.get("signature") == signature for record in waiting) >= settings.size:

@@ -20,11 +20,11 @@ ENV = {"HOME": "/home/a", "PATH": "/usr/bin", "JPY_PARENT_PID": "1", "JPY_SESSIO
 
 def test_the_same_start_from_another_client_process_matches(tmp_path: Path) -> None:
     other_client = ENV | {"JPY_PARENT_PID": "2", "JPY_SESSION_NAME": "b.ipynb", "SHLVL": "3", "PWD": "/x"}
-    assert SpareRequest.of(ARGV, ENV, tmp_path).signature() == SpareRequest.of(ARGV, other_client, tmp_path).signature()
+    assert SpareRequest.of(ARGV, ENV, tmp_path).signature == SpareRequest.of(ARGV, other_client, tmp_path).signature
 
 
 def test_other_settings_environment_or_directory_do_not_match(tmp_path: Path) -> None:
-    base = SpareRequest.of(ARGV, ENV, tmp_path).signature()
+    base = SpareRequest.of(ARGV, ENV, tmp_path).signature
     (tmp_path / "sub").mkdir()
     others = [
         SpareRequest.of([*ARGV, "--KotlinKernel.max_heap=512m"], ENV, tmp_path),
@@ -32,8 +32,8 @@ def test_other_settings_environment_or_directory_do_not_match(tmp_path: Path) ->
         SpareRequest.of(ARGV, {k: v for k, v in ENV.items() if k != "HOME"}, tmp_path),
         SpareRequest.of(ARGV, ENV, tmp_path / "sub"),
     ]
-    assert base not in {other.signature() for other in others}
-    assert len({other.signature() for other in others}) == len(others)
+    assert base not in {other.signature for other in others}
+    assert len({other.signature for other in others}) == len(others)
 
 
 def test_a_directory_matches_by_its_real_path(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_a_spare_starts_marked_and_without_the_client_s_parent_pid(tmp_path: Pat
 
 def test_a_spare_s_own_variables_do_not_change_its_signature(tmp_path: Path) -> None:
     spare = SpareRequest.of(ARGV, SpareRequest.of(ARGV, ENV, tmp_path).kernel_env("s1", 0), tmp_path)
-    assert spare.signature() == SpareRequest.of(ARGV, ENV, tmp_path).signature()
+    assert spare.signature == SpareRequest.of(ARGV, ENV, tmp_path).signature
 
 
 def test_the_connection_file_is_what_a_kernelspec_says_in_every_spelling() -> None:
