@@ -51,7 +51,7 @@ from completion_report import (
     replace_section,
 )
 from environment import BENCH_DIR, REPO
-from kernels import KERNEL_NAMES, OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs
+from kernels import KERNEL_NAMES, OURS_KERNEL, find_our_kernelspec, prepare_kernelspecs, result_text
 from notebooks import NotebookKernel
 
 Reply = tuple[float, dict[str, Any]]  # (time.monotonic() at arrival, the message)
@@ -143,23 +143,6 @@ def _await_marker(client: BlockingKernelClient, msg_id: str, deadline: float) ->
     return False
 
 
-def _result_text(client: BlockingKernelClient, msg_id: str, deadline: float) -> str | None:
-    """The text/plain execute_result of ``msg_id``, reading iopub up to its idle status."""
-    text: str | None = None
-    while (remaining := deadline - time.monotonic()) > 0:
-        try:
-            message = client.get_iopub_msg(timeout=remaining)
-        except queue.Empty:
-            break
-        if message["parent_header"].get("msg_id") != msg_id:
-            continue
-        if message["msg_type"] == "execute_result":
-            text = message["content"].get("data", {}).get("text/plain")
-        elif message["msg_type"] == "status" and message["content"].get("execution_state") == "idle":
-            break
-    return text
-
-
 def probe(client: BlockingKernelClient, replies: Replies, args: argparse.Namespace, result: Probe) -> Probe:
     """Completion on shell and kernel_info on control while :data:`SLEEP_CELL` runs."""
     _drain_iopub(client)
@@ -180,7 +163,7 @@ def probe(client: BlockingKernelClient, replies: Replies, args: argparse.Namespa
     if executed is not None:
         result.cell = executed[0] - sent
         result.cell_status = executed[1]["content"].get("status")
-        result.cell_result = _result_text(client, execute_id, time.monotonic() + args.complete_timeout)
+        result.cell_result = result_text(client, execute_id, time.monotonic() + args.complete_timeout)
         if completed is not None:
             result.after_cell_end = completed[0] - executed[0]
     return result

@@ -216,6 +216,23 @@ def ready_kernel(env: Mapping[str, str], arguments: list[str], timeout: float) -
         manager.shutdown_kernel(now=False)
 
 
+def result_text(client: BlockingKernelClient, msg_id: str, deadline: float) -> str | None:
+    """The text/plain execute_result of ``msg_id``, reading iopub up to its idle status."""
+    text: str | None = None
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            message = client.get_iopub_msg(timeout=remaining)
+        except queue.Empty:
+            break
+        if message["parent_header"].get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] == "execute_result":
+            text = message["content"].get("data", {}).get("text/plain")
+        elif message["msg_type"] == "status" and message["content"].get("execution_state") == "idle":
+            break
+    return text
+
+
 def kernel_info_fields(content: Mapping[str, Any]) -> dict[str, str]:
     banner = str(content.get("banner", "")).strip().splitlines()
     return {

@@ -54,6 +54,7 @@ from kernels import (
     SHUTDOWN_WAIT_SECONDS,
     find_our_kernelspec,
     prepare_kernelspecs,
+    result_text,
     spec_manager,
 )
 from measure import ProcessTracker, median, tree_usage
@@ -177,28 +178,12 @@ def _shell_reply(client: BlockingKernelClient, msg_id: str, deadline: float) -> 
     raise TimeoutError(f"no reply to {msg_id}")
 
 
-def _result_text(client: BlockingKernelClient, msg_id: str, deadline: float) -> str | None:
-    text = None
-    while (remaining := deadline - time.monotonic()) > 0:
-        try:
-            message = client.get_iopub_msg(timeout=remaining)
-        except queue.Empty:
-            break
-        if message["parent_header"].get("msg_id") != msg_id:
-            continue
-        if message["msg_type"] == "execute_result":
-            text = message["content"]["data"].get("text/plain")
-        elif message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    return text
-
-
 def _measure(client: BlockingKernelClient, case: str, began: float, timeout: float, start: Start) -> None:
     if case == "result":
         msg_id = client.execute("1 + 1")
         _shell_reply(client, msg_id, time.monotonic() + timeout)
         start.seconds = time.perf_counter() - began
-        if (text := _result_text(client, msg_id, time.monotonic() + timeout)) != "2":
+        if (text := result_text(client, msg_id, time.monotonic() + timeout)) != "2":
             raise RuntimeError(f"1 + 1 gave {text!r}")
         return
     time.sleep(PAUSE)  # the person's pause is the point of the case, not a wait for an event
