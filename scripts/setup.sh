@@ -16,9 +16,9 @@ bash scripts/setup-kernel.sh test
 # Installed with apt when missing and allowed (root, or sudo without a password); otherwise the tests that need them
 # fail and say why. The browser test drives Debian's chromium: Playwright's own browser download is not used.
 found() { command -v "$1" >/dev/null || { [ "$1" = chromium ] && command -v chromium-browser >/dev/null; }; }
-package() { [ "$1" = bwrap ] && echo bubblewrap || echo "$1"; }
+package() { case "$1" in bwrap) echo bubblewrap ;; setfacl) echo acl ;; *) echo "$1" ;; esac; }
 missing=()
-for program in chromium tmux bwrap; do
+for program in chromium tmux bwrap setfacl; do
     found "$program" || missing+=("$(package "$program")")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -36,7 +36,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
         export DEBIAN_FRONTEND=noninteractive
         "${as_root[@]}" apt-get update -q >/dev/null \
             && "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || true
-        for program in chromium tmux bwrap; do
+        for program in chromium tmux bwrap setfacl; do
             found "$program" || echo "Notice: apt-get could not install $(package "$program"): the tests that drive it will fail." >&2
         done
     fi
@@ -53,4 +53,20 @@ if ! id "$sandbox_user" >/dev/null 2>&1; then
     else
         echo "Notice: the user $sandbox_user is missing (needed for sandboxes started by root): create it as root." >&2
     fi
+fi
+
+# The sandbox user reads the package and its venv from this checkout; a checkout under a private directory (mktemp's,
+# a home) is out of its reach. Each directory on the way that it cannot pass gets an ACL entry letting that one user
+# through (traverse only: it lists nothing there); nothing else changes for anyone else.
+if id "$sandbox_user" >/dev/null 2>&1 && command -v setfacl >/dev/null \
+    && ! runuser -u "$sandbox_user" -- test -r "$PWD/kotlin_llm_kernel/__init__.py" 2>/dev/null; then
+    if [ "$(id -u)" -eq 0 ]; then
+        dir="$PWD"
+        while [ "$dir" != / ]; do
+            runuser -u "$sandbox_user" -- test -x "$dir" 2>/dev/null || setfacl -m "u:$sandbox_user:--x" "$dir" || true
+            dir="$(dirname "$dir")"
+        done
+    fi
+    runuser -u "$sandbox_user" -- test -r "$PWD/kotlin_llm_kernel/__init__.py" 2>/dev/null \
+        || echo "Notice: the user $sandbox_user cannot read this checkout ($PWD): the sandbox tests will fail; move it where that user can read it." >&2
 fi
