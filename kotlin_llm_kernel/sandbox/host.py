@@ -9,7 +9,6 @@ import functools
 import os
 import pwd
 import shutil
-import stat
 import subprocess
 import sys
 import sysconfig
@@ -89,21 +88,16 @@ def checked_bwrap(drop: tuple[str, ...]) -> str:
 
 
 def can_read(path: Path, user: HostUser) -> bool:
-    """Whether ``user`` can reach ``path`` and read it (mode bits of the path and its parents; the caller always)."""
+    """Whether ``user`` can reach ``path`` and read it (a directory: enter it too), asked as that user, so that the
+    kernel decides with everything it weighs (mode bits, ACLs, groups); the caller always."""
     if not user.drop:
         return os.access(path, os.R_OK)
-    path = Path(os.path.abspath(path))
-    for part in [*reversed(path.parents), path]:
-        try:
-            info = os.stat(part)
-        except OSError:
-            return False
-        needed = stat.S_IXOTH if part != path or stat.S_ISDIR(info.st_mode) else 0
-        needed |= stat.S_IROTH if part == path else 0
-        shift = 6 if info.st_uid == user.uid else 3 if info.st_gid == user.gid else 0
-        if (info.st_mode >> shift) & needed != needed:
-            return False
-    return True
+    checks = ("-r", "-x") if os.path.isdir(path) else ("-r",)
+    return all(
+        subprocess.run([*user.drop, "test", check, str(path)], capture_output=True, timeout=60, check=False).returncode
+        == 0
+        for check in checks
+    )
 
 
 def _readable(path: Path, user: HostUser, what: str) -> Path:
